@@ -1,0 +1,54 @@
+# rtscope: heap observability for Haskell programs on GHC 9.0.2.
+#
+#   make            setup (Debian packages, GHC source) + patched RTS + overlay + consumer
+#   make test       everything above, then the whole testsuite
+#   make demo       build, run an instrumented program, write its reports
+#   make bench      the benchmarks (ratios measured side by side)
+#   make install    PREFIX=/opt/rtscope: overlay, wrappers, consumer
+#   make clean      remove _build/ and build outputs (keeps the fetched source)
+
+PREFIX ?= /opt/rtscope
+BUILD  := _build
+JOBS   ?= $(shell nproc)
+RTS_MAKE = $(MAKE) --no-print-directory -f scripts/rts.mk -j$(JOBS) \
+           TREE=$(BUILD)/tree OUT=$(BUILD)/rts-obj LIB=$(BUILD)/lib/ghc/rts
+
+.PHONY: all setup tree rts overlay consumer test demo bench install clean distclean
+
+all: overlay consumer
+
+setup:
+	@scripts/setup
+
+tree: setup
+	@scripts/prepare-tree
+
+rts: tree
+	@$(RTS_MAKE) >$(BUILD)/rts-build.log 2>&1 || { tail -30 $(BUILD)/rts-build.log; \
+	  echo "rtscope: RTS build failed (full log: $(BUILD)/rts-build.log)"; exit 1; }
+
+overlay: rts
+	@scripts/overlay
+
+consumer: setup
+	@if [ -f consumer/Makefile ]; then $(MAKE) --no-print-directory -C consumer all; fi
+
+test: all
+	@if [ -f consumer/Makefile ]; then $(MAKE) --no-print-directory -C consumer check; fi
+	@testsuite/driver/run
+
+demo: all
+	@scripts/demo
+
+bench: all
+	@benchmarks/run
+
+install: all
+	@scripts/install "$(PREFIX)"
+
+clean:
+	rm -rf $(BUILD)/tree $(BUILD)/tree.new $(BUILD)/rts-obj $(BUILD)/lib $(BUILD)/bin testsuite/_out
+	@if [ -f consumer/Makefile ]; then $(MAKE) --no-print-directory -C consumer clean; fi
+
+distclean: clean
+	rm -rf $(BUILD)
