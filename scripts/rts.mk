@@ -125,7 +125,9 @@ $(foreach w,$(WAYS),$(eval $(call way_rules,$(w))))
 # static: an archive; dynamic: a shared library linked as rts/ghc.mk does,
 # against the rts package's extra-libraries (plus libdw/libelf for
 # provenance).
-RTS_EXTRA_LIBS := -lm -lrt -ldl -lffi $(RTS_LINK_EXTRA)
+EXTRA_LIBS_FILE ?= rts-patches/extra-libraries
+RTS_EXTRA_LIBS := -lm -lrt -ldl -lffi \
+  $(addprefix -l,$(shell sed -e 's/#.*//' $(EXTRA_LIBS_FILE) 2>/dev/null))
 
 define lib_rules
 $(call lib_of,$(1)): $(call objs,$(1))
