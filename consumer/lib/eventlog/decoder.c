@@ -1,0 +1,443 @@
+/* Incremental eventlog decoder.
+ *
+ * The decoder reads the caller's chunk in place and copies bytes only when
+ * one item (a header record or an event) straddles two chunks; it then
+ * assembles that item in `pend`, which is big enough for the largest item
+ * the format allows (a 16-bit payload size plus its header). So memory is
+ * constant whatever the stream length, and feeding one byte at a time gives
+ * exactly the same events as feeding the whole buffer.
+ *
+ * Layout (all integers big-endian):
+ *   header  = "hdrb" "hetb" { "etb\0" num:16 size:16 dlen:32 desc[dlen]
+ *                              elen:32 ext[elen] "ete\0" } "hete" "hdre"
+ *   data    = "datb" { event } 0xffff
+ *   event   = type:16 ts:64 [len:16 if size == 0xffff] payload
+ * Events come in blocks: a BLOCK_MARKER event (size:32 end_ts:64 cap:16)
+ * says that the next `size` bytes, counted from the marker itself, were
+ * written by capability `cap` (0xffff: the RTS's global buffer).
+ */
+#include "rtscope/eventlog.h"
+
+#include "bytes.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAGIC_HDRB 0x68647262u
+#define MAGIC_HDRE 0x68647265u
+#define MAGIC_DATB 0x64617462u
+#define MAGIC_HETB 0x68657462u
+#define MAGIC_HETE 0x68657465u
+#define MAGIC_ETB 0x65746200u
+#define MAGIC_ETE 0x65746500u
+#define DATA_END 0xffffu
+
+/* Largest item: type + timestamp + length + 0xffff payload bytes. */
+#define PEND_SIZE (2 + 8 + 2 + 0xffff + 16)
+#define BLOCK_MARKER_PAYLOAD 14u
+
+enum dec_state {
+    ST_HDR_BEGIN,
+    ST_HET_BEGIN,
+    ST_ET_OR_END,
+    ST_ET_FIELDS,
+    ST_ET_DESC,
+    ST_ET_EXTLEN,
+    ST_ET_EXT,
+    ST_ET_END,
+    ST_HDR_END,
+    ST_DATA_BEGIN,
+    ST_DATA,
+    ST_DONE,
+    ST_ERROR,
+};
+
+struct el_decoder {
+    el_typetab *own;
+    const el_typetab *tab;
+    enum dec_state state;
+    const uint8_t *in;
+    size_t in_len, in_pos;
+    uint8_t *pend;
+    size_t pend_len;
+    uint64_t offset;      /* stream offset of the current item */
+    uint64_t data_offset; /* where the data section starts */
+    uint64_t skip;        /* bytes of header extension still to skip */
+    uint16_t et_num, et_size;
+    uint32_t et_dlen;
+    int in_block;
+    uint16_t block_cap;
+    uint64_t block_end;
+    uint64_t trailing;
+    el_error err;
+};
+
+el_decoder *el_decoder_new(const el_typetab *shared)
+{
+    el_decoder *dec = calloc(1, sizeof(*dec));
+    if (!dec)
+        return NULL;
+    dec->pend = malloc(PEND_SIZE);
+    if (!dec->pend) {
+        free(dec);
+        return NULL;
+    }
+    if (shared) {
+        dec->tab = shared;
+        dec->state = ST_DATA;
+    } else {
+        dec->own = el_typetab_new();
+        if (!dec->own) {
+            free(dec->pend);
+            free(dec);
+            return NULL;
+        }
+        dec->tab = dec->own;
+        dec->state = ST_HDR_BEGIN;
+    }
+    return dec;
+}
+
+void el_decoder_free(el_decoder *dec)
+{
+    if (!dec)
+        return;
+    el_typetab_free(dec->own);
+    free(dec->pend);
+    free(dec);
+}
+
+static el_status decoder_fail(el_decoder *dec, el_status st, uint64_t offset,
+                              const char *fmt, ...)
+{
+    va_list ap;
+    dec->err.status = st;
+    dec->err.offset = offset;
+    va_start(ap, fmt);
+    vsnprintf(dec->err.msg, sizeof(dec->err.msg), fmt, ap);
+    va_end(ap);
+    dec->state = ST_ERROR;
+    return st;
+}
+
+void el_decoder_input(el_decoder *dec, const uint8_t *buf, size_t len)
+{
+    dec->in = buf;
+    dec->in_len = len;
+    dec->in_pos = 0;
+}
+
+/* Make `n` bytes of the current item available contiguously, or return
+ * NULL after saving what there is (the caller then asks for more input). */
+static const uint8_t *decoder_ensure(el_decoder *dec, size_t n)
+{
+    size_t avail = dec->in_len - dec->in_pos;
+    if (dec->pend_len == 0 && avail >= n)
+        return dec->in + dec->in_pos;
+    if (dec->pend_len < n) {
+        size_t want = n - dec->pend_len;
+        size_t take = want < avail ? want : avail;
+        if (take) {
+            memcpy(dec->pend + dec->pend_len, dec->in + dec->in_pos, take);
+            dec->pend_len += take;
+            dec->in_pos += take;
+        }
+    }
+    return dec->pend_len >= n ? dec->pend : NULL;
+}
+
+static void decoder_consume(el_decoder *dec, size_t n)
+{
+    if (dec->pend_len)
+        dec->pend_len = 0;
+    else
+        dec->in_pos += n;
+    dec->offset += n;
+}
+
+static el_status decoder_expect_magic(el_decoder *dec, uint32_t magic,
+                                      enum dec_state next, const char *what)
+{
+    const uint8_t *p = decoder_ensure(dec, 4);
+    if (!p)
+        return EL_NEED_MORE;
+    if (bytes_get_u32(p) != magic) {
+        if (dec->state == ST_HDR_BEGIN)
+            return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
+                                "not a GHC eventlog (no header magic)");
+        return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
+                            "corrupt header: expected %s", what);
+    }
+    decoder_consume(dec, 4);
+    dec->state = next;
+    if (next == ST_DATA)
+        dec->data_offset = dec->offset;
+    return EL_OK;
+}
+
+/* One step of header parsing. */
+static el_status decoder_step_header(el_decoder *dec)
+{
+    const uint8_t *p;
+    switch (dec->state) {
+    case ST_HDR_BEGIN:
+        return decoder_expect_magic(dec, MAGIC_HDRB, ST_HET_BEGIN, "");
+    case ST_HET_BEGIN:
+        return decoder_expect_magic(dec, MAGIC_HETB, ST_ET_OR_END,
+                                    "start of the event-type list");
+    case ST_ET_OR_END:
+        if (!(p = decoder_ensure(dec, 4)))
+            return EL_NEED_MORE;
+        if (bytes_get_u32(p) == MAGIC_ETB) {
+            dec->state = ST_ET_FIELDS;
+        } else if (bytes_get_u32(p) == MAGIC_HETE) {
+            dec->state = ST_HDR_END;
+        } else {
+            return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
+                                "corrupt header: malformed event-type list");
+        }
+        decoder_consume(dec, 4);
+        return EL_OK;
+    case ST_ET_FIELDS:
+        if (!(p = decoder_ensure(dec, 8)))
+            return EL_NEED_MORE;
+        dec->et_num = bytes_get_u16(p);
+        dec->et_size = bytes_get_u16(p + 2);
+        dec->et_dlen = bytes_get_u32(p + 4);
+        if (dec->et_dlen > 0xffff)
+            return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
+                                "corrupt header: event type %u has a "
+                                "%u-byte description",
+                                dec->et_num, dec->et_dlen);
+        decoder_consume(dec, 8);
+        dec->state = ST_ET_DESC;
+        return EL_OK;
+    case ST_ET_DESC:
+        if (!(p = decoder_ensure(dec, dec->et_dlen)))
+            return EL_NEED_MORE;
+        if (dec->et_num == DATA_END)
+            return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
+                                "corrupt header: event type 65535 is the "
+                                "end-of-data marker");
+        if (dec->own && el_typetab_declare(dec->own, dec->et_num,
+                                           dec->et_size, (const char *)p,
+                                           dec->et_dlen) != EL_OK)
+            return decoder_fail(dec, EL_ERR_NOMEM, dec->offset,
+                                "out of memory");
+        decoder_consume(dec, dec->et_dlen);
+        dec->state = ST_ET_EXTLEN;
+        return EL_OK;
+    case ST_ET_EXTLEN:
+        if (!(p = decoder_ensure(dec, 4)))
+            return EL_NEED_MORE;
+        dec->skip = bytes_get_u32(p);
+        decoder_consume(dec, 4);
+        dec->state = ST_ET_EXT;
+        return EL_OK;
+    case ST_ET_EXT: {
+        size_t avail = dec->in_len - dec->in_pos;
+        size_t take = dec->skip < avail ? (size_t)dec->skip : avail;
+        dec->in_pos += take;
+        dec->offset += take;
+        dec->skip -= take;
+        if (dec->skip)
+            return EL_NEED_MORE;
+        dec->state = ST_ET_END;
+        return EL_OK;
+    }
+    case ST_ET_END:
+        return decoder_expect_magic(dec, MAGIC_ETE, ST_ET_OR_END,
+                                    "end of an event-type record");
+    case ST_HDR_END:
+        return decoder_expect_magic(dec, MAGIC_HDRE, ST_DATA_BEGIN,
+                                    "end of header");
+    case ST_DATA_BEGIN:
+        return decoder_expect_magic(dec, MAGIC_DATB, ST_DATA,
+                                    "start of data");
+    default:
+        return EL_OK;
+    }
+}
+
+static el_status decoder_next_event(el_decoder *dec, el_event *ev)
+{
+    const uint8_t *p = decoder_ensure(dec, 2);
+    if (!p)
+        return EL_NEED_MORE;
+    uint16_t type = bytes_get_u16(p);
+    if (type == DATA_END) {
+        decoder_consume(dec, 2);
+        dec->state = ST_DONE;
+        return EL_END;
+    }
+    uint16_t size;
+    if (el_typetab_lookup(dec->tab, type, &size) != 0)
+        return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
+                            "corrupt data: event type %u is not declared "
+                            "in the header",
+                            type);
+    size_t head = size == EL_SIZE_VARIABLE ? 12 : 10;
+    if (!(p = decoder_ensure(dec, head)))
+        return EL_NEED_MORE;
+    uint32_t plen = size == EL_SIZE_VARIABLE ? bytes_get_u16(p + 10) : size;
+    size_t total = head + plen;
+    if (!(p = decoder_ensure(dec, total)))
+        return EL_NEED_MORE;
+
+    ev->type = type;
+    ev->ts = bytes_get_u64(p + 2);
+    ev->offset = dec->offset;
+    ev->payload = p + head;
+    ev->payload_len = plen;
+    ev->decoded_len = 0;
+    ev->known = 0;
+
+    if (dec->in_block && dec->offset >= dec->block_end)
+        dec->in_block = 0;
+    if (dec->in_block && dec->offset + total > dec->block_end)
+        return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
+                            "corrupt data: event of type %u (%zu bytes) "
+                            "runs past the end of its block at offset %llu",
+                            type, total,
+                            (unsigned long long)dec->block_end);
+    if (type == EL_BLOCK_MARKER) {
+        if (plen < BLOCK_MARKER_PAYLOAD)
+            return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
+                                "corrupt data: block marker of %u bytes",
+                                plen);
+        uint32_t bsize = bytes_get_u32(ev->payload);
+        if (dec->in_block && dec->block_end != UINT64_MAX)
+            return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
+                                "corrupt data: block marker inside the "
+                                "block that ends at offset %llu",
+                                (unsigned long long)dec->block_end);
+        if (bsize != 0 && bsize < total)
+            return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
+                                "corrupt data: block of %u bytes is "
+                                "smaller than its marker",
+                                bsize);
+        dec->in_block = 1;
+        dec->block_cap = bytes_get_u16(ev->payload + 12);
+        /* Size 0: a block that was never closed; it lasts until the next
+         * marker. */
+        dec->block_end = bsize ? dec->offset + bsize : UINT64_MAX;
+    }
+    ev->cap = dec->in_block ? dec->block_cap : EL_CAP_NONE;
+    decoder_consume(dec, total);
+    return EL_FRAME;
+}
+
+el_status el_decoder_next(el_decoder *dec, el_event *ev)
+{
+    for (;;) {
+        el_status st;
+        switch (dec->state) {
+        case ST_DATA:
+            return decoder_next_event(dec, ev);
+        case ST_DONE:
+            dec->trailing += dec->in_len - dec->in_pos;
+            dec->in_pos = dec->in_len;
+            return EL_NEED_MORE;
+        case ST_ERROR:
+            return dec->err.status;
+        default:
+            st = decoder_step_header(dec);
+            if (st != EL_OK)
+                return st;
+        }
+    }
+}
+
+el_status el_decoder_finish(el_decoder *dec)
+{
+    switch (dec->state) {
+    case ST_DONE:
+        return EL_OK;
+    case ST_ERROR:
+        return dec->err.status;
+    case ST_DATA:
+        if (dec->pend_len)
+            return decoder_fail(dec, EL_ERR_TRUNCATED, dec->offset,
+                                "input ends inside an event (%zu bytes "
+                                "of it present)",
+                                dec->pend_len);
+        return decoder_fail(dec, EL_ERR_TRUNCATED, dec->offset,
+                            "input ends without the end-of-data marker");
+    default:
+        if (dec->offset == 0 && dec->pend_len == 0)
+            return decoder_fail(dec, EL_ERR_FORMAT, 0,
+                                "empty input, not a GHC eventlog");
+        if (dec->state == ST_HDR_BEGIN)
+            return decoder_fail(dec, EL_ERR_FORMAT, 0,
+                                "not a GHC eventlog (too short)");
+        return decoder_fail(dec, EL_ERR_TRUNCATED, dec->offset,
+                            "input ends inside the eventlog header");
+    }
+}
+
+el_status el_decoder_feed(el_decoder *dec, const uint8_t *buf, size_t len,
+                          el_frame_fn fn, void *ctx)
+{
+    el_event ev;
+    el_decoder_input(dec, buf, len);
+    for (;;) {
+        el_status st = el_decoder_next(dec, &ev);
+        if (st == EL_FRAME) {
+            if (fn(ctx, &ev))
+                return EL_STOP;
+        } else if (st == EL_NEED_MORE) {
+            return dec->state == ST_DONE ? EL_END : EL_OK;
+        } else if (st != EL_END) {
+            return st;
+        }
+    }
+}
+
+const el_error *el_decoder_error(const el_decoder *dec)
+{
+    return &dec->err;
+}
+
+const el_typetab *el_decoder_types(const el_decoder *dec)
+{
+    return dec->tab;
+}
+
+int el_decoder_header_done(const el_decoder *dec)
+{
+    return dec->state == ST_DATA || dec->state == ST_DONE ||
+           (dec->state == ST_ERROR && dec->data_offset != 0);
+}
+
+uint64_t el_decoder_offset(const el_decoder *dec)
+{
+    return dec->offset + dec->pend_len;
+}
+
+uint64_t el_decoder_data_offset(const el_decoder *dec)
+{
+    return dec->data_offset;
+}
+
+size_t el_decoder_pending(const el_decoder *dec)
+{
+    return dec->pend_len;
+}
+
+uint64_t el_decoder_trailing(const el_decoder *dec)
+{
+    return dec->trailing;
+}
+
+void el_decoder_seek(el_decoder *dec, uint64_t offset)
+{
+    dec->offset = offset;
+    dec->pend_len = 0;
+    dec->in_block = 0;
+    dec->in = NULL;
+    dec->in_len = dec->in_pos = 0;
+    if (dec->state != ST_ERROR)
+        dec->state = ST_DATA;
+}

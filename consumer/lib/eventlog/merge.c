@@ -1,0 +1,293 @@
+/* Bounded k-way merge of per-capability event streams.
+ *
+ * Note [The merge bound]
+ * ~~~~~~~~~~~~~~~~~~~~~~
+ * The RTS keeps one buffer per capability plus a global one and writes a
+ * buffer out as a block only when it is full (2 MiB in GHC 9.0.2), when the
+ * program ends, or when the eventlog is flushed. Events inside a block are in
+ * time order; blocks of different capabilities are not. A block can hold
+ * events from any time since that buffer's previous flush, so on a stream
+ * that cannot be re-read the disorder is bounded only by how much the RTS
+ * buffers: up to one buffer per capability.
+ *
+ * Each stream here keeps a FIFO of copied events and a lower bound on the
+ * timestamps it can still produce: the last timestamp it produced, raised to
+ * a block's end time once that block is complete (its successor starts after
+ * the flush that closed it). The smallest queued event is released once no
+ * other stream that has been seen can still produce an earlier one. If the
+ * queued bytes exceed the budget, the smallest event is released anyway
+ * ("forced"). An event older than one already released is delivered at once
+ * and counted as late: order is then no longer exact, but nothing is lost
+ * and memory stays within the budget.
+ *
+ * Files do not need this: el_reader reads each capability's blocks with its
+ * own cursor and merges exactly (see reader.c).
+ */
+#include "rtscope/eventlog.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MERGE_DEFAULT_BUDGET (16u << 20)
+#define MERGE_MAX_STREAMS 4096
+
+typedef struct merge_rec {
+    uint64_t ts;
+    uint64_t offset;
+    uint16_t type;
+    uint16_t cap;
+    uint32_t len;
+} merge_rec;
+
+typedef struct merge_stream {
+    uint8_t *buf;
+    size_t head, tail, cap_bytes;
+    uint64_t lower; /* no future event of this stream is earlier */
+    uint16_t cap;
+} merge_stream;
+
+struct el_merge {
+    size_t budget, queued;
+    el_frame_fn fn;
+    void *ctx;
+    merge_stream *streams;
+    unsigned nstreams;
+    int16_t slot[65536];
+    uint64_t last_ts; /* timestamp of the last event delivered */
+    int delivered_any;
+    int cur_slot; /* stream of the block being read, or -1 */
+    uint64_t cur_block_end;
+    el_merge_stats stats;
+};
+
+el_merge *el_merge_new(size_t budget, el_frame_fn fn, void *ctx)
+{
+    el_merge *m = calloc(1, sizeof(*m));
+    if (!m)
+        return NULL;
+    m->budget = budget ? budget : MERGE_DEFAULT_BUDGET;
+    m->fn = fn;
+    m->ctx = ctx;
+    m->cur_slot = -1;
+    memset(m->slot, 0xff, sizeof(m->slot));
+    return m;
+}
+
+void el_merge_free(el_merge *m)
+{
+    if (!m)
+        return;
+    for (unsigned i = 0; i < m->nstreams; i++)
+        free(m->streams[i].buf);
+    free(m->streams);
+    free(m);
+}
+
+const el_merge_stats *el_merge_get_stats(const el_merge *m)
+{
+    return &m->stats;
+}
+
+static int merge_slot_of(el_merge *m, uint16_t cap)
+{
+    if (m->slot[cap] >= 0)
+        return m->slot[cap];
+    if (m->nstreams >= MERGE_MAX_STREAMS)
+        return -1;
+    merge_stream *ns =
+        realloc(m->streams, (m->nstreams + 1) * sizeof(*m->streams));
+    if (!ns)
+        return -1;
+    m->streams = ns;
+    memset(&ns[m->nstreams], 0, sizeof(*ns));
+    ns[m->nstreams].cap = cap;
+    m->slot[cap] = (int16_t)m->nstreams;
+    return (int)m->nstreams++;
+}
+
+static int merge_deliver(el_merge *m, const el_event *ev)
+{
+    if (m->delivered_any && ev->ts < m->last_ts) {
+        m->stats.late_events++;
+        if (m->last_ts - ev->ts > m->stats.max_late_ns)
+            m->stats.max_late_ns = m->last_ts - ev->ts;
+    } else {
+        m->last_ts = ev->ts;
+    }
+    m->delivered_any = 1;
+    return m->fn(m->ctx, (el_event *)ev);
+}
+
+static int merge_stream_empty(const merge_stream *s)
+{
+    return s->head == s->tail;
+}
+
+static const merge_rec *merge_stream_head(const merge_stream *s)
+{
+    return (const merge_rec *)(s->buf + s->head);
+}
+
+static size_t merge_rec_size(uint32_t len)
+{
+    return (sizeof(merge_rec) + len + 7u) & ~(size_t)7u;
+}
+
+/* Lowest timestamp an empty stream (other than `except`) could still
+ * produce. */
+static uint64_t merge_bound(const el_merge *m, int except)
+{
+    uint64_t b = UINT64_MAX;
+    for (unsigned i = 0; i < m->nstreams; i++) {
+        if ((int)i == except || !merge_stream_empty(&m->streams[i]))
+            continue;
+        if (m->streams[i].lower < b)
+            b = m->streams[i].lower;
+    }
+    return b;
+}
+
+static int merge_min_stream(const el_merge *m)
+{
+    int best = -1;
+    uint64_t best_ts = 0;
+    for (unsigned i = 0; i < m->nstreams; i++) {
+        const merge_stream *s = &m->streams[i];
+        if (merge_stream_empty(s))
+            continue;
+        uint64_t ts = merge_stream_head(s)->ts;
+        if (best < 0 || ts < best_ts) {
+            best = (int)i;
+            best_ts = ts;
+        }
+    }
+    return best;
+}
+
+static int merge_pop(el_merge *m, int idx)
+{
+    merge_stream *s = &m->streams[idx];
+    const merge_rec *r = merge_stream_head(s);
+    el_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.ts = r->ts;
+    ev.offset = r->offset;
+    ev.type = r->type;
+    ev.cap = r->cap;
+    ev.payload = (const uint8_t *)(r + 1);
+    ev.payload_len = r->len;
+    size_t sz = merge_rec_size(r->len);
+    int stop = merge_deliver(m, &ev);
+    s->head += sz;
+    m->queued -= sz;
+    if (s->head == s->tail)
+        s->head = s->tail = 0;
+    return stop;
+}
+
+/* Release every event that can no longer be preceded by another. */
+static el_status merge_drain(el_merge *m, int force_all)
+{
+    for (;;) {
+        int idx = merge_min_stream(m);
+        if (idx < 0)
+            return EL_OK;
+        uint64_t ts = merge_stream_head(&m->streams[idx])->ts;
+        int ok = force_all || ts <= merge_bound(m, idx);
+        if (!ok && m->queued > m->budget) {
+            m->stats.forced++;
+            ok = 1;
+        }
+        if (!ok)
+            return EL_OK;
+        if (merge_pop(m, idx))
+            return EL_STOP;
+    }
+}
+
+static el_status merge_enqueue(el_merge *m, merge_stream *s,
+                               const el_event *ev)
+{
+    size_t sz = merge_rec_size(ev->payload_len);
+    if (s->tail + sz > s->cap_bytes) {
+        if (s->head > 0) { /* compact */
+            memmove(s->buf, s->buf + s->head, s->tail - s->head);
+            s->tail -= s->head;
+            s->head = 0;
+        }
+        if (s->tail + sz > s->cap_bytes) {
+            size_t nc = s->cap_bytes ? s->cap_bytes * 2 : 65536;
+            while (nc < s->tail + sz)
+                nc *= 2;
+            uint8_t *nb = realloc(s->buf, nc);
+            if (!nb)
+                return EL_ERR_NOMEM;
+            s->buf = nb;
+            s->cap_bytes = nc;
+        }
+    }
+    merge_rec *r = (merge_rec *)(s->buf + s->tail);
+    r->ts = ev->ts;
+    r->offset = ev->offset;
+    r->type = ev->type;
+    r->cap = ev->cap;
+    r->len = ev->payload_len;
+    if (ev->payload_len)
+        memcpy(r + 1, ev->payload, ev->payload_len);
+    s->tail += sz;
+    m->queued += sz;
+    if (m->queued > m->stats.peak_bytes)
+        m->stats.peak_bytes = m->queued;
+    return EL_OK;
+}
+
+el_status el_merge_push(el_merge *m, const el_event *ev)
+{
+    int idx = merge_slot_of(m, ev->cap);
+    if (idx < 0)
+        return EL_ERR_NOMEM;
+    if (ev->type == EL_BLOCK_MARKER && ev->payload_len >= 12) {
+        /* The block being read is complete: its stream resumes no earlier
+         * than the time the block was closed. */
+        if (m->cur_slot >= 0) {
+            merge_stream *prev = &m->streams[m->cur_slot];
+            if (m->cur_block_end > prev->lower)
+                prev->lower = m->cur_block_end;
+        }
+        m->cur_slot = idx;
+        const uint8_t *p = ev->payload + 4;
+        uint64_t end = 0;
+        for (int i = 0; i < 8; i++)
+            end = end << 8 | p[i];
+        m->cur_block_end = end;
+    }
+    merge_stream *s = &m->streams[idx];
+    if (ev->ts > s->lower)
+        s->lower = ev->ts;
+
+    if (m->delivered_any && ev->ts < m->last_ts) {
+        /* Too late to be put in order: deliver now (counted). */
+        if (merge_deliver(m, ev))
+            return EL_STOP;
+        return merge_drain(m, 0);
+    }
+    if (merge_stream_empty(s)) {
+        int other = merge_min_stream(m);
+        uint64_t other_ts =
+            other < 0 ? UINT64_MAX : merge_stream_head(&m->streams[other])->ts;
+        if (ev->ts <= other_ts && ev->ts <= merge_bound(m, idx)) {
+            if (merge_deliver(m, ev))
+                return EL_STOP;
+            return merge_drain(m, 0);
+        }
+    }
+    el_status st = merge_enqueue(m, s, ev);
+    if (st != EL_OK)
+        return st;
+    return merge_drain(m, 0);
+}
+
+el_status el_merge_flush(el_merge *m)
+{
+    return merge_drain(m, 1);
+}

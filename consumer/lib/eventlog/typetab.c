@@ -1,0 +1,84 @@
+/* Event-type table: what the eventlog header declares, one entry per type
+ * number. Fixed-size arrays indexed by the 16-bit type number keep lookups
+ * branch-free on the hot path; descriptions are copied once. */
+#include "rtscope/eventlog.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Bound on the total description text we keep, so that a hostile header
+ * cannot make the table grow without limit. Longer text is truncated. */
+#define TYPETAB_DESC_MAX_TOTAL (1u << 20)
+#define TYPETAB_DESC_MAX_ONE 256u
+
+struct el_typetab {
+    uint8_t declared[65536];
+    uint16_t size[65536];
+    char *desc[65536];
+    uint16_t order[65536]; /* declared type numbers, in header order */
+    unsigned count;
+    size_t desc_total;
+};
+
+el_typetab *el_typetab_new(void)
+{
+    return calloc(1, sizeof(el_typetab));
+}
+
+void el_typetab_free(el_typetab *tab)
+{
+    if (!tab)
+        return;
+    for (unsigned i = 0; i < tab->count; i++)
+        free(tab->desc[tab->order[i]]);
+    free(tab);
+}
+
+int el_typetab_lookup(const el_typetab *tab, uint16_t num, uint16_t *size)
+{
+    if (!tab->declared[num])
+        return -1;
+    *size = tab->size[num];
+    return 0;
+}
+
+const char *el_typetab_desc(const el_typetab *tab, uint16_t num)
+{
+    return tab->declared[num] ? tab->desc[num] : NULL;
+}
+
+unsigned el_typetab_count(const el_typetab *tab)
+{
+    return tab->count;
+}
+
+uint16_t el_typetab_nth(const el_typetab *tab, unsigned i)
+{
+    return i < tab->count ? tab->order[i] : 0;
+}
+
+el_status el_typetab_declare(el_typetab *tab, uint16_t num, uint16_t size,
+                             const char *desc, size_t desc_len)
+{
+    if (desc_len > TYPETAB_DESC_MAX_ONE)
+        desc_len = TYPETAB_DESC_MAX_ONE;
+    if (tab->desc_total + desc_len > TYPETAB_DESC_MAX_TOTAL)
+        desc_len = 0;
+    char *copy = malloc(desc_len + 1);
+    if (!copy)
+        return EL_ERR_NOMEM;
+    if (desc_len)
+        memcpy(copy, desc, desc_len);
+    copy[desc_len] = '\0';
+    tab->desc_total += desc_len;
+    if (tab->declared[num]) {
+        /* A repeated declaration replaces the earlier one. */
+        free(tab->desc[num]);
+    } else {
+        tab->declared[num] = 1;
+        tab->order[tab->count++] = num;
+    }
+    tab->size[num] = size;
+    tab->desc[num] = copy;
+    return EL_OK;
+}

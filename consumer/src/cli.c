@@ -1,0 +1,132 @@
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return -1;
+    switch (*end) {
+    case 'k': case 'K': v <<= 10; end++; break;
+    case 'm': case 'M': v <<= 20; end++; break;
+    case 'g': case 'G': v <<= 30; end++; break;
+    default: break;
+    }
+    if (*end || v == 0)
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+int cli_common_option(cli_input_opts *o, int code, const char *arg)
+{
+    switch (code) {
+    case 1000:
+        o->reader.reconnect = 1;
+        return 0;
+    case 1001:
+        return cli_parse_size(arg, &o->reader.merge_budget) == 0 ? 0 : -1;
+    case 1002:
+        o->reader.unordered = 1;
+        return 0;
+    case 1003:
+        o->quiet = 1;
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "rtscope %s: ", cmd->name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nusage: see 'rtscope help %s'\n", cmd->name);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_read(const char *spec, const cli_input_opts *o, el_sink_fn sink,
+             void *ctx, el_reader_result *res)
+{
+    el_error err;
+    el_status st = el_reader_run(spec, &o->reader, sink, ctx, res, &err);
+    fflush(stdout);
+    if (st == EL_OK || st == EL_STOP) {
+        if (!o->quiet && res->truncated)
+            fprintf(stderr,
+                    "rtscope: %s: offset %llu: warning: eventlog is "
+                    "truncated (the program may have been killed); "
+                    "showing the %llu events before this point\n",
+                    spec, (unsigned long long)res->truncated_at,
+                    (unsigned long long)res->events);
+        if (!o->quiet && res->trailing)
+            fprintf(stderr,
+                    "rtscope: %s: warning: %llu bytes after the "
+                    "end-of-data marker ignored\n",
+                    spec, (unsigned long long)res->trailing);
+        if (!o->quiet && res->merge.late_events)
+            fprintf(stderr,
+                    "rtscope: %s: warning: %llu events arrived after the "
+                    "merge had passed their time (up to %.6f s late); "
+                    "they were delivered out of order (see "
+                    "--merge-buffer)\n",
+                    spec, (unsigned long long)res->merge.late_events,
+                    (double)res->merge.max_late_ns / 1e9);
+        return CLI_EXIT_OK;
+    }
+    if (st == EL_ERR_IO && err.offset == 0)
+        fprintf(stderr, "rtscope: %s: %s\n", spec, err.msg);
+    else
+        fprintf(stderr, "rtscope: %s: offset %llu: %s\n", spec,
+                (unsigned long long)err.offset, err.msg);
+    return CLI_EXIT_DATA;
+}
+
+void cli_put_str(FILE *f, el_str s)
+{
+    for (size_t i = 0; i < s.len; i++) {
+        unsigned char c = (unsigned char)s.ptr[i];
+        if (c == '\\')
+            fputs("\\\\", f);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(f, "\\x%02x", c);
+        else
+            putc(c, f);
+    }
+}
+
+FILE *cli_open_output(const char *path)
+{
+    if (strcmp(path, "-") == 0)
+        return stdout;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fprintf(stderr, "rtscope: %s: cannot write: %s\n", path,
+                strerror(errno));
+    return f;
+}
+
+int cli_close_output(FILE *f, const char *path)
+{
+    int bad = ferror(f);
+    if (f == stdout)
+        bad |= fflush(f) != 0;
+    else
+        bad |= fclose(f) != 0;
+    if (bad) {
+        fprintf(stderr, "rtscope: %s: write error\n", path);
+        return -1;
+    }
+    return 0;
+}
