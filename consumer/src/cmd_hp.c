@@ -1,3 +1,301 @@
+/* rtscope hp: write the heap profile in an eventlog as a .hp file that
+ * hp2ps accepts: JOB/DATE/SAMPLE_UNIT/VALUE_UNIT, samples in time order,
+ * MARK lines for user markers (never inside a sample).
+ *
+ * Sample times are the eventlog's: elapsed seconds since the program
+ * started. (The RTS's own .hp uses mutator CPU seconds, so times differ;
+ * bands and values do not.) With -hi (breakdown 8) the RTS labels bands by
+ * info-table address; they are named from IPE events unless --by-address.
+ */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-static int hp_run(int argc, char **argv) { (void)argc; (void)argv; return 2; }
-const cli_command cli_cmd_hp = {"hp", "todo", "todo\n", hp_run};
+#include "strmap.h"
+
+#include <ctype.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define HP_MAX_PENDING_MARKS 1024
+
+typedef struct hp_state {
+    FILE *out;
+    int by_address;
+    int header_done;
+    int in_sample;
+    uint32_t breakdown;
+    double sample_time, last_time;
+    char *job;
+    char date[64];
+    strmap *ipe;   /* info-table address -> band name */
+    strmap *ccs;   /* cost-centre id -> label */
+    double pending[HP_MAX_PENDING_MARKS];
+    size_t npending;
+    uint64_t samples;
+    int nomem;
+} hp_state;
+
+/* hp2ps reads a band name up to white space, so replace it. */
+static void hp_put_band(FILE *f, const char *s, size_t len)
+{
+    if (len == 0) {
+        fputs("(none)", f);
+        return;
+    }
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        putc(isspace(c) || c < 0x20 || c == 0x7f ? '_' : c, f);
+    }
+}
+
+static void hp_write_header(hp_state *s)
+{
+    if (s->header_done)
+        return;
+    s->header_done = 1;
+    fputs("JOB \"", s->out);
+    for (const char *p = s->job ? s->job : "unknown"; *p; p++)
+        putc(*p == '"' ? '\'' : (*p == '\n' ? ' ' : *p), s->out);
+    fputs("\"\n", s->out);
+    fprintf(s->out, "DATE \"%s\"\n", s->date[0] ? s->date : "unknown");
+    fputs("SAMPLE_UNIT \"seconds\"\nVALUE_UNIT \"bytes\"\n", s->out);
+    fputs("BEGIN_SAMPLE 0.000000\nEND_SAMPLE 0.000000\n", s->out);
+}
+
+static void hp_flush_marks(hp_state *s)
+{
+    for (size_t i = 0; i < s->npending; i++)
+        fprintf(s->out, "MARK %f\n", s->pending[i]);
+    s->npending = 0;
+}
+
+static void hp_end_sample(hp_state *s)
+{
+    fprintf(s->out, "END_SAMPLE %f\n", s->sample_time);
+    s->in_sample = 0;
+    hp_flush_marks(s);
+}
+
+static char *hp_ipe_name(const el_event *ev)
+{
+    /* table name, and the source span when there is one */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    const el_str *name = ev->u.ipe.table_name.len ? &ev->u.ipe.table_name
+                                                  : &ev->u.ipe.label;
+    fwrite(name->ptr, 1, name->len, f);
+    if (ev->u.ipe.srcloc.len) {
+        putc('@', f);
+        fwrite(ev->u.ipe.srcloc.ptr, 1, ev->u.ipe.srcloc.len, f);
+    }
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static void hp_put_label(hp_state *s, el_str label)
+{
+    if (s->breakdown == EL_BREAKDOWN_INFO_TABLE && !s->by_address &&
+        label.len > 2 && label.len < 40 && label.ptr[0] == '0' &&
+        (label.ptr[1] == 'x' || label.ptr[1] == 'X')) {
+        char tmp[40];
+        memcpy(tmp, label.ptr, label.len);
+        tmp[label.len] = 0;
+        char *end;
+        uint64_t addr = strtoull(tmp, &end, 16);
+        const char *name = *end ? NULL : strmap_get(s->ipe, addr);
+        if (name) {
+            hp_put_band(s->out, name, strlen(name));
+            return;
+        }
+    }
+    hp_put_band(s->out, label.ptr, label.len);
+}
+
+static int hp_sink(void *ctx, const el_event *ev, const el_typetab *types)
+{
+    hp_state *s = ctx;
+    (void)types;
+    double t = (double)ev->ts / 1e9;
+    if (t > s->last_time)
+        s->last_time = t;
+    switch (ev->type) {
+    case EL_PROGRAM_ARGS:
+        if (!s->job) {
+            s->job = malloc(ev->u.capset_vec.vec.len + 1);
+            if (!s->job)
+                return s->nomem = 1;
+            memcpy(s->job, ev->u.capset_vec.vec.ptr, ev->u.capset_vec.vec.len);
+            s->job[ev->u.capset_vec.vec.len] = 0;
+            for (size_t i = 0; i < ev->u.capset_vec.vec.len; i++)
+                if (!s->job[i])
+                    s->job[i] = ' ';
+        }
+        break;
+    case EL_WALL_CLOCK_TIME:
+        if (!s->date[0]) {
+            /* Same form as the RTS: "Sun Nov 22 02:42 2026". */
+            time_t secs = (time_t)ev->u.wall_clock.sec;
+            struct tm tm;
+            if (localtime_r(&secs, &tm))
+                strftime(s->date, sizeof(s->date), "%a %b %d %H:%M %Y", &tm);
+        }
+        break;
+    case EL_HEAP_PROF_BEGIN:
+        s->breakdown = ev->u.heap_prof_begin.breakdown;
+        break;
+    case EL_IPE: {
+        char *name = hp_ipe_name(ev);
+        if (!name || strmap_put(s->ipe, ev->u.ipe.info, name, strlen(name)))
+            s->nomem = 1;
+        free(name);
+        break;
+    }
+    case EL_HEAP_PROF_COST_CENTRE:
+        if (strmap_put(s->ccs, ev->u.cost_centre.id,
+                       ev->u.cost_centre.label.ptr,
+                       ev->u.cost_centre.label.len))
+            s->nomem = 1;
+        break;
+    case EL_HEAP_PROF_SAMPLE_BEGIN:
+    case EL_HEAP_BIO_PROF_SAMPLE_BEGIN:
+        hp_write_header(s);
+        if (s->in_sample)
+            hp_end_sample(s);
+        s->sample_time = t;
+        s->in_sample = 1;
+        s->samples++;
+        fprintf(s->out, "BEGIN_SAMPLE %f\n", t);
+        break;
+    case EL_HEAP_PROF_SAMPLE_END:
+        if (s->in_sample)
+            hp_end_sample(s);
+        break;
+    case EL_HEAP_PROF_SAMPLE_STRING:
+        if (!s->in_sample)
+            break;
+        hp_put_label(s, ev->u.sample_string.label);
+        fprintf(s->out, "\t%" PRIu64 "\n", ev->u.sample_string.residency);
+        break;
+    case EL_HEAP_PROF_SAMPLE_COST_CENTRE:
+        if (!s->in_sample)
+            break;
+        for (unsigned i = 0; i < ev->u.sample_cc.depth; i++) {
+            const uint8_t *p = ev->u.sample_cc.stack + 4 * i;
+            uint32_t id = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+                          (uint32_t)p[2] << 8 | p[3];
+            const char *name = strmap_get(s->ccs, id);
+            if (i)
+                putc('/', s->out);
+            if (name)
+                hp_put_band(s->out, name, strlen(name));
+            else
+                fprintf(s->out, "cc%" PRIu32, id);
+        }
+        if (ev->u.sample_cc.depth == 0)
+            fputs("MAIN", s->out);
+        fprintf(s->out, "\t%" PRIu64 "\n", ev->u.sample_cc.residency);
+        break;
+    case EL_USER_MARKER:
+        hp_write_header(s);
+        if (s->in_sample) {
+            if (s->npending < HP_MAX_PENDING_MARKS)
+                s->pending[s->npending++] = t;
+        } else {
+            fprintf(s->out, "MARK %f\n", t);
+        }
+        break;
+    default:
+        break;
+    }
+    return s->nomem || ferror(s->out);
+}
+
+static const char hp_usage[] =
+    "usage: rtscope hp [options] -o FILE.hp INPUT\n"
+    "\n"
+    "Write the heap profile recorded in an eventlog (+RTS -h... -l) as a .hp\n"
+    "file for hp2ps: samples in time order (elapsed seconds), MARK lines for\n"
+    "user markers. With -hi, bands are named from IPE events\n"
+    "(TABLE_NAME@SRCLOC).\n"
+    "\n"
+    "options:\n"
+    "  -o, --output=FILE   where to write (required; '-' for stdout)\n"
+    "  --by-address        -hi: name bands by info-table address\n" CLI_COMMON_HELP;
+
+static int hp_run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"by-address", no_argument, NULL, 'A'},
+        CLI_COMMON_LONGOPTS,
+        {NULL, 0, NULL, 0},
+    };
+    cli_input_opts io;
+    hp_state s;
+    const char *output = NULL;
+    int c;
+    memset(&io, 0, sizeof(io));
+    memset(&s, 0, sizeof(s));
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': output = optarg; break;
+        case 'A': s.by_address = 1; break;
+        default:
+            if (c == '?' || cli_common_option(&io, c, optarg) != 0)
+                return cli_usage_error(&cli_cmd_hp, "bad option");
+        }
+    }
+    if (!output)
+        return cli_usage_error(&cli_cmd_hp, "-o FILE.hp is required");
+    if (optind != argc - 1)
+        return cli_usage_error(&cli_cmd_hp, "expected one INPUT");
+    s.ipe = strmap_new();
+    s.ccs = strmap_new();
+    if (!s.ipe || !s.ccs) {
+        fprintf(stderr, "rtscope: out of memory\n");
+        return CLI_EXIT_DATA;
+    }
+    s.out = cli_open_output(output);
+    if (!s.out) {
+        strmap_free(s.ipe);
+        strmap_free(s.ccs);
+        return CLI_EXIT_USAGE;
+    }
+    el_reader_result res;
+    int rc = cli_read(argv[optind], &io, hp_sink, &s, &res);
+    if (s.nomem) {
+        fprintf(stderr, "rtscope: %s: out of memory\n", argv[optind]);
+        rc = CLI_EXIT_DATA;
+    }
+    /* Close the profile as the RTS does: an empty sample at the end. */
+    hp_write_header(&s);
+    if (s.in_sample)
+        hp_end_sample(&s);
+    hp_flush_marks(&s);
+    if (s.last_time < s.sample_time)
+        s.last_time = s.sample_time;
+    fprintf(s.out, "BEGIN_SAMPLE %f\nEND_SAMPLE %f\n", s.last_time,
+            s.last_time);
+    if (cli_close_output(s.out, output) != 0 && rc == CLI_EXIT_OK)
+        rc = CLI_EXIT_DATA;
+    strmap_free(s.ipe);
+    strmap_free(s.ccs);
+    free(s.job);
+    return rc;
+}
+
+const cli_command cli_cmd_hp = {
+    "hp",
+    "write the heap profile as a .hp file for hp2ps",
+    hp_usage,
+    hp_run,
+};

@@ -1,3 +1,141 @@
+/* rtscope ipe: the info-table provenance table from EVENT_IPE, one row per
+ * info-table address (the last entry for an address wins), sorted by
+ * address. */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-static int ipe_run(int argc, char **argv) { (void)argc; (void)argv; return 2; }
-const cli_command cli_cmd_ipe = {"ipe", "todo", "todo\n", ipe_run};
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ipe_row {
+    uint64_t info;
+    uint64_t seq;
+    char *text; /* fields, tab-separated, escaped */
+} ipe_row;
+
+typedef struct ipe_state {
+    ipe_row *rows;
+    size_t n, cap;
+    uint64_t seq;
+    int nomem;
+} ipe_state;
+
+static int ipe_sink(void *ctx, const el_event *ev, const el_typetab *types)
+{
+    ipe_state *s = ctx;
+    (void)types;
+    if (ev->type != EL_IPE)
+        return 0;
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 256;
+        ipe_row *nr = realloc(s->rows, nc * sizeof(*nr));
+        if (!nr)
+            return s->nomem = 1;
+        s->rows = nr;
+        s->cap = nc;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return s->nomem = 1;
+    const el_str fields[6] = {ev->u.ipe.table_name, ev->u.ipe.closure_desc,
+                              ev->u.ipe.ty_desc,    ev->u.ipe.label,
+                              ev->u.ipe.module,     ev->u.ipe.srcloc};
+    for (int i = 0; i < 6; i++) {
+        if (i)
+            putc('\t', f);
+        cli_put_str(f, fields[i]);
+    }
+    if (fclose(f) != 0) {
+        free(buf);
+        return s->nomem = 1;
+    }
+    s->rows[s->n].info = ev->u.ipe.info;
+    s->rows[s->n].seq = s->seq++;
+    s->rows[s->n].text = buf;
+    s->n++;
+    return 0;
+}
+
+static int ipe_row_cmp(const void *a, const void *b)
+{
+    const ipe_row *x = a, *y = b;
+    if (x->info != y->info)
+        return x->info < y->info ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static const char ipe_usage[] =
+    "usage: rtscope ipe [options] INPUT\n"
+    "\n"
+    "Print the info-table provenance (IPE) entries of an eventlog, sorted by\n"
+    "address: ADDRESS, table name, closure type, type, label, module and\n"
+    "source span, separated by tabs.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output=FILE   write to FILE instead of standard output\n"
+    "  --no-header         omit the column header line\n" CLI_COMMON_HELP;
+
+static int ipe_run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"no-header", no_argument, NULL, 'N'},
+        CLI_COMMON_LONGOPTS,
+        {NULL, 0, NULL, 0},
+    };
+    cli_input_opts io;
+    ipe_state s;
+    const char *output = "-";
+    int header = 1, c;
+    memset(&io, 0, sizeof(io));
+    memset(&s, 0, sizeof(s));
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': output = optarg; break;
+        case 'N': header = 0; break;
+        default:
+            if (c == '?' || cli_common_option(&io, c, optarg) != 0)
+                return cli_usage_error(&cli_cmd_ipe, "bad option");
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error(&cli_cmd_ipe, "expected one INPUT");
+    FILE *out = cli_open_output(output);
+    if (!out)
+        return CLI_EXIT_USAGE;
+    el_reader_result res;
+    int rc = cli_read(argv[optind], &io, ipe_sink, &s, &res);
+    if (s.nomem) {
+        fprintf(stderr, "rtscope: %s: out of memory\n", argv[optind]);
+        rc = CLI_EXIT_DATA;
+    }
+    if (rc == CLI_EXIT_OK) {
+        qsort(s.rows, s.n, sizeof(*s.rows), ipe_row_cmp);
+        if (header)
+            fputs("address\ttable\tclosure_type\ttype\tlabel\tmodule\tsrcloc\n",
+                  out);
+        for (size_t i = 0; i < s.n; i++) {
+            if (i + 1 < s.n && s.rows[i + 1].info == s.rows[i].info)
+                continue;
+            fprintf(out, "0x%" PRIx64 "\t%s\n", s.rows[i].info, s.rows[i].text);
+        }
+    }
+    for (size_t i = 0; i < s.n; i++)
+        free(s.rows[i].text);
+    free(s.rows);
+    if (cli_close_output(out, output) != 0 && rc == CLI_EXIT_OK)
+        rc = CLI_EXIT_DATA;
+    return rc;
+}
+
+const cli_command cli_cmd_ipe = {
+    "ipe",
+    "print the info-table provenance (IPE) table",
+    ipe_usage,
+    ipe_run,
+};
