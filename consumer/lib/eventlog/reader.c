@@ -201,6 +201,7 @@ typedef struct cursor {
     uint64_t seg_pos, seg_end;
     el_event head;
     int has_head, done;
+    int seg_clipped; /* the segment runs past the end of the file */
 } cursor;
 
 typedef struct file_run {
@@ -318,6 +319,12 @@ static el_status cursor_next(file_run *fr, cursor *c, el_error *err)
             c->seg_pos += (uint64_t)n;
             continue;
         }
+        if (c->seg_clipped) { /* the file ends inside this block */
+            el_decoder_finish(c->dec);
+            file_note_truncated(fr, el_decoder_error(c->dec)->offset);
+            c->done = 1;
+            return EL_OK;
+        }
         if (el_decoder_pending(c->dec)) {
             char msg[160];
             uint64_t at = el_decoder_offset(c->dec) -
@@ -359,6 +366,7 @@ static el_status cursor_next(file_run *fr, cursor *c, el_error *err)
             if (it.cap == c->cap) {
                 c->seg_pos = at;
                 c->seg_end = c->walk < fr->size ? c->walk : fr->size;
+                c->seg_clipped = c->walk > fr->size;
                 el_decoder_seek(c->dec, at);
                 break;
             }
