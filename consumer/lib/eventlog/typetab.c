@@ -11,12 +11,16 @@
 #define TYPETAB_DESC_MAX_TOTAL (1u << 20)
 #define TYPETAB_DESC_MAX_ONE 256u
 
+typedef struct typetab_entry {
+    uint16_t num;
+    char *desc;
+} typetab_entry;
+
 struct el_typetab {
     uint8_t declared[65536];
     uint16_t size[65536];
-    char *desc[65536];
-    uint16_t order[65536]; /* declared type numbers, in header order */
-    unsigned count;
+    typetab_entry *entries; /* declared types, in header order */
+    unsigned count, cap;
     size_t desc_total;
 };
 
@@ -30,7 +34,8 @@ void el_typetab_free(el_typetab *tab)
     if (!tab)
         return;
     for (unsigned i = 0; i < tab->count; i++)
-        free(tab->desc[tab->order[i]]);
+        free(tab->entries[i].desc);
+    free(tab->entries);
     free(tab);
 }
 
@@ -42,9 +47,18 @@ int el_typetab_lookup(const el_typetab *tab, uint16_t num, uint16_t *size)
     return 0;
 }
 
+static typetab_entry *typetab_find(const el_typetab *tab, uint16_t num)
+{
+    for (unsigned i = 0; i < tab->count; i++)
+        if (tab->entries[i].num == num)
+            return &tab->entries[i];
+    return NULL;
+}
+
 const char *el_typetab_desc(const el_typetab *tab, uint16_t num)
 {
-    return tab->declared[num] ? tab->desc[num] : NULL;
+    const typetab_entry *e = tab->declared[num] ? typetab_find(tab, num) : NULL;
+    return e ? e->desc : NULL;
 }
 
 unsigned el_typetab_count(const el_typetab *tab)
@@ -54,7 +68,7 @@ unsigned el_typetab_count(const el_typetab *tab)
 
 uint16_t el_typetab_nth(const el_typetab *tab, unsigned i)
 {
-    return i < tab->count ? tab->order[i] : 0;
+    return i < tab->count ? tab->entries[i].num : 0;
 }
 
 el_status el_typetab_declare(el_typetab *tab, uint16_t num, uint16_t size,
@@ -71,14 +85,26 @@ el_status el_typetab_declare(el_typetab *tab, uint16_t num, uint16_t size,
         memcpy(copy, desc, desc_len);
     copy[desc_len] = '\0';
     tab->desc_total += desc_len;
-    if (tab->declared[num]) {
+    typetab_entry *e = tab->declared[num] ? typetab_find(tab, num) : NULL;
+    if (e) {
         /* A repeated declaration replaces the earlier one. */
-        free(tab->desc[num]);
+        free(e->desc);
     } else {
+        if (tab->count == tab->cap) {
+            unsigned nc = tab->cap ? tab->cap * 2 : 256;
+            typetab_entry *ne = realloc(tab->entries, nc * sizeof(*ne));
+            if (!ne) {
+                free(copy);
+                return EL_ERR_NOMEM;
+            }
+            tab->entries = ne;
+            tab->cap = nc;
+        }
+        e = &tab->entries[tab->count++];
+        e->num = num;
         tab->declared[num] = 1;
-        tab->order[tab->count++] = num;
     }
     tab->size[num] = size;
-    tab->desc[num] = copy;
+    e->desc = copy;
     return EL_OK;
 }
