@@ -31,6 +31,13 @@ int cli_common_option(cli_input_opts *o, int code, const char *arg)
     switch (code) {
     case 1000:
         o->reader.reconnect = 1;
+        if (arg) {
+            char *end;
+            long n = strtol(arg, &end, 10);
+            if (*end || n <= 0)
+                return -1;
+            o->reader.reconnect_max = (int)n;
+        }
         return 0;
     case 1001:
         return cli_parse_size(arg, &o->reader.merge_budget) == 0 ? 0 : -1;
