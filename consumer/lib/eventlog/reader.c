@@ -34,10 +34,13 @@
 typedef struct reader_ctx {
     el_sink_fn sink;
     void *ctx;
+    const uint8_t *wanted;
+    uint64_t *counts;
     const el_typetab *types;
     el_error *err;
     int failed;
     uint64_t events;
+    uint64_t last_ts;
 } reader_ctx;
 
 static void reader_set_error(el_error *err, el_status st, uint64_t off,
@@ -52,11 +55,17 @@ static void reader_set_error(el_error *err, el_status st, uint64_t off,
 static int reader_deliver(void *p, el_event *ev)
 {
     reader_ctx *rc = p;
+    rc->events++;
+    if (ev->ts > rc->last_ts)
+        rc->last_ts = ev->ts;
+    if (rc->counts)
+        rc->counts[ev->type]++;
+    if (rc->wanted && !rc->wanted[ev->type])
+        return 0;
     if (el_event_decode(ev, rc->err) != EL_OK) {
         rc->failed = 1;
         return 1;
     }
-    rc->events++;
     return rc->sink(rc->ctx, ev, rc->types);
 }
 
@@ -552,6 +561,8 @@ el_status el_reader_run(const char *spec, const el_reader_opts *opts,
     memset(&rc, 0, sizeof(rc));
     rc.sink = sink;
     rc.ctx = ctx;
+    rc.wanted = opts->wanted;
+    rc.counts = opts->counts;
     rc.err = err;
     el_status st = EL_OK;
     int use_stream = 1;
@@ -574,6 +585,7 @@ el_status el_reader_run(const char *spec, const el_reader_opts *opts,
     if (use_stream)
         st = reader_run_stream(&src, opts, &rc, res, err);
     res->events = rc.events;
+    res->last_ts = rc.last_ts;
     if (st == EL_ERR_NOMEM && err->msg[0] == 0)
         reader_set_error(err, EL_ERR_NOMEM, 0, "out of memory");
     source_close(&src);

@@ -3,6 +3,8 @@
  * branch-free on the hot path; descriptions are copied once. */
 #include "rtscope/eventlog.h"
 
+#include "typetab_impl.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,19 +12,6 @@
  * cannot make the table grow without limit. Longer text is truncated. */
 #define TYPETAB_DESC_MAX_TOTAL (1u << 20)
 #define TYPETAB_DESC_MAX_ONE 256u
-
-typedef struct typetab_entry {
-    uint16_t num;
-    char *desc;
-} typetab_entry;
-
-struct el_typetab {
-    uint8_t declared[65536];
-    uint16_t size[65536];
-    typetab_entry *entries; /* declared types, in header order */
-    unsigned count, cap;
-    size_t desc_total;
-};
 
 el_typetab *el_typetab_new(void)
 {
@@ -41,10 +30,7 @@ void el_typetab_free(el_typetab *tab)
 
 int el_typetab_lookup(const el_typetab *tab, uint16_t num, uint16_t *size)
 {
-    if (!tab->declared[num])
-        return -1;
-    *size = tab->size[num];
-    return 0;
+    return typetab_lookup_inline(tab, num, size);
 }
 
 static typetab_entry *typetab_find(const el_typetab *tab, uint16_t num)
