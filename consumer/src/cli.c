@@ -55,10 +55,11 @@ int cli_common_option(cli_input_opts *o, int code, const char *arg)
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "rtscope %s: ", cmd->name);
+    char msg[256];
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof(msg), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized): va_start above */
     va_end(ap);
+    fprintf(stderr, "rtscope %s: %s", cmd->name, msg);
     fprintf(stderr, "\nusage: see 'rtscope help %s'\n", cmd->name);
     return CLI_EXIT_USAGE;
 }

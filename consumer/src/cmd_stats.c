@@ -204,7 +204,7 @@ static int stats_sink(void *ctx, const el_event *ev, const el_typetab *types)
         break;
     case EL_HEAP_PROF_SAMPLE_COST_CENTRE: {
         el_str st = {(const char *)ev->u.sample_cc.stack,
-                     4u * ev->u.sample_cc.depth};
+                     (size_t)4 * ev->u.sample_cc.depth};
         s->sample_total += ev->u.sample_cc.residency;
         s->sample_values++;
         stats_add_band(s, st);

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define READER_CHUNK (256u * 1024u)
+#define READER_CHUNK ((size_t)256 * 1024)
 #define READER_MAX_CURSORS 1024
 #define RECONNECT_TRIES 50
 #define RECONNECT_DELAY_MS 200
