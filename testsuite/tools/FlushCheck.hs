@@ -2,7 +2,7 @@
 -- has been flushed?  Built with Debian's ghc and ghc-events (an independent
 -- parser), used by the flush-* cases.
 --
---   FlushCheck FILE
+--   FlushCheck FILE [PREFIX_OUT]
 --
 -- The RTS writes an eventlog as a header followed by whole blocks (each a
 -- block-marker event carrying the block's length, then its events), and a
@@ -18,8 +18,10 @@
 --  2. Parse header + whole blocks (+ an end marker) with ghc-events: it must
 --     parse to the end without an error.
 --
--- Prints key/value lines for the test's checks (see the end of this file)
--- and exits 1 if either step fails.
+-- Prints key/value lines for the test's checks and exits 1 if either step
+-- fails.  With PREFIX_OUT, also writes header + whole blocks + end marker
+-- there: the part of the log that was flushed, as a complete eventlog that
+-- any tool can read.
 {-# LANGUAGE LambdaCase #-}
 module Main (main) where
 
@@ -56,7 +58,8 @@ be b o k = foldl' (\a i -> a `shiftL` 8 .|. fromIntegral (BL.index b (fromIntegr
 
 main :: IO ()
 main = do
-  [file] <- getArgs
+  args <- getArgs
+  let file = head args
   bs <- BL.readFile file
   (hdrLen, _) <- case readHeader bs of
     Left err -> die' ("header does not parse: " ++ err)
@@ -70,6 +73,9 @@ main = do
     Left err -> die' ("ghc-events: " ++ err)
     Right (_, Just err) -> die' ("ghc-events stops early: " ++ err)
     Right (EventLog _ (Data es), Nothing) -> pure es
+  case drop 1 args of
+    (out:_) -> BL.writeFile out prefix
+    [] -> pure ()
   let real = [e | e <- evs, not (isBlock (evSpec e))]
       samples = completeSamples real
   putStrLn ("structure ok")
@@ -82,6 +88,9 @@ main = do
   putStrLn ("samples " ++ show (length samples))
   putStrLn ("last_ns " ++ show (maximum (0 : map evTime real)))
   putStrLn ("first " ++ unwords (map (evName . evSpec) (take 12 real)))
+  -- the kinds of init event in the run of init events the stream begins with
+  putStrLn ("leading_init " ++ unwords (nubOrd (map (evName . evSpec)
+                                          (takeWhile (isInit . evSpec) real))))
   mapM_ (\(k, p) -> putStrLn ("count " ++ k ++ " " ++ show (length (filter (p . evSpec) real))))
     [ ("wallclock", \case WallClockTime{} -> True; _ -> False)
     , ("pid", \case OsProcessPid{} -> True; _ -> False)
@@ -99,6 +108,19 @@ main = do
     isBlock EventBlock{} = True
     isBlock _ = False
     die' msg = hPutStrLn stderr ("FlushCheck: " ++ msg) >> exitWith (ExitFailure 1)
+
+isInit :: EventInfo -> Bool
+isInit = \case
+  CapsetCreate{} -> True; CapsetAssignCap{} -> True; CapCreate{} -> True
+  CapDisable{} -> True; WallClockTime{} -> True; OsProcessPid{} -> True
+  OsProcessParentPid{} -> True; RtsIdentifier{} -> True; ProgramArgs{} -> True
+  ProgramEnv{} -> True; HeapInfoGHC{} -> True; HeapProfBegin{} -> True
+  _ -> False
+
+nubOrd :: [String] -> [String]
+nubOrd = go []
+  where go seen (x:xs) | x `elem` seen = go seen xs | otherwise = x : go (x:seen) xs
+        go _ [] = []
 
 -- Begin times of samples whose end is in the log too.
 completeSamples :: [Event] -> [Word64]
