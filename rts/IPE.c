@@ -100,7 +100,8 @@ static char *
 ipeString(const char *s)
 {
     if (s == NULL) s = "";
-    size_t n = strnlen(s, IPE_MAX_STRING - 1);
+    size_t n = strlen(s);
+    if (n > IPE_MAX_STRING - 1) n = IPE_MAX_STRING - 1;
     char *r = stgMallocBytes(n + 1, "ipeString");
     memcpy(r, s, n);
     r[n] = '\0';

@@ -16,6 +16,7 @@
 #include "IPEProvenance.h"
 #include "ZDecode.h"
 #include "Trace.h"
+#include "eventlog/EventLog.h"
 
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
@@ -193,9 +194,32 @@ countObjects(struct dl_phdr_info *info STG_UNUSED, size_t size STG_UNUSED,
     return 0;
 }
 
+/* Only what the loaded files themselves hold is read: no separate debug
+ * files, and above all no debuginfod, whose network queries (when
+ * DEBUGINFOD_URLS is set) could stall a census for seconds. */
+static int
+noElf(Dwfl_Module *mod STG_UNUSED, void **userdata STG_UNUSED,
+      const char *modname STG_UNUSED, Dwarf_Addr base STG_UNUSED,
+      char **file_name STG_UNUSED, Elf **elfp STG_UNUSED)
+{
+    return -1;
+}
+
+static int
+noSeparateDebuginfo(Dwfl_Module *mod STG_UNUSED, void **userdata STG_UNUSED,
+                    const char *modname STG_UNUSED,
+                    Dwarf_Addr base STG_UNUSED,
+                    const char *file_name STG_UNUSED,
+                    const char *debuglink_file STG_UNUSED,
+                    GElf_Word debuglink_crc STG_UNUSED,
+                    char **debuginfo_file_name STG_UNUSED)
+{
+    return -1;
+}
+
 static const Dwfl_Callbacks dwfl_callbacks = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_elf = noElf,
+    .find_debuginfo = noSeparateDebuginfo,
     .section_address = dwfl_offline_section_address,
     .debuginfo_path = NULL,
 };
@@ -401,8 +425,14 @@ dwarfLookup(Dwfl_Module *mod, StgWord addr, ProvenanceResult *out)
     }
     Dwarf_Die cu_mem = *cu;
     Dwarf_Die sub;
-    bool found = findSubprogram(&cu_mem, addr - bias, NULL, &sub);
-    if (found && out->table_name == NULL) {
+    // Only a subprogram that starts exactly at the info pointer speaks for
+    // it: an address inside some other code (a table without DWARF of its
+    // own) must not borrow that code's names. See Note [Info table
+    // provenance from the binary].
+    if (!findSubprogram(&cu_mem, addr - bias, NULL, &sub)) {
+        return;
+    }
+    if (out->table_name == NULL) {
         const char *ln = linkageName(&sub);
         if (ln != NULL) out->table_name = dupString(ln);
     }
@@ -424,7 +454,7 @@ dwarfLookup(Dwfl_Module *mod, StgWord addr, ProvenanceResult *out)
             out->srcloc = subprogramSpan(&wsub);
         }
         stgFree(worker);
-    } else if (found) {
+    } else {
         out->srcloc = subprogramSpan(&sub);
     }
 
