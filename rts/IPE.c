@@ -11,6 +11,7 @@
 #include "Rts.h"
 
 #include "RtsUtils.h"
+#include "RtsFlags.h"
 #include "Hash.h"
 #include "IPE.h"
 #include "IPEProvenance.h"
@@ -216,27 +217,51 @@ lookupIPE(StgInfoTable *info)
     return e->known ? &e->ipe : NULL;
 }
 
+/* Is anyone listening for IPE events? The eventlog, or (debug RTS, +RTS
+ * -v) the stderr tracer, which prints them as GHC 9.2's does. */
+static bool
+ipeTracing(void)
+{
+#if defined(TRACING)
+#if defined(DEBUG)
+    if (RtsFlags.TraceFlags.tracing == TRACE_STDERR) return true;
+#endif
+    return eventlog_enabled;
+#else
+    return false;
+#endif
+}
+
 /* Call with ipe_lock held. */
 static void
 postEntry(IPECacheEntry *e STG_UNUSED)
 {
 #if defined(TRACING)
+    const InfoProv *p = &e->ipe.prov;
+#if defined(DEBUG)
+    if (RtsFlags.TraceFlags.tracing == TRACE_STDERR) {
+        debugBelch("IPE: table_name %s, closure_desc %s, ty_desc %s, "
+                   "label %s, module %s, srcloc %s\n",
+                   p->table_name, p->closure_desc, p->ty_desc, p->label,
+                   p->module, p->srcloc);
+        e->posted_in = currentStream();
+        return;
+    }
+#endif
     if (!eventlog_enabled) return;
     // The event carries the info table's address, as do the labels of the
     // samples ("%p" of get_itbl(p)); see Note [-hi and ...].
     postIPE((StgWord64) (W_) INFO_PTR_TO_STRUCT(e->ipe.info),
-            e->ipe.prov.table_name, e->ipe.prov.closure_desc,
-            e->ipe.prov.ty_desc, e->ipe.prov.label, e->ipe.prov.module,
-            e->ipe.prov.srcloc);
+            p->table_name, p->closure_desc, p->ty_desc, p->label,
+            p->module, p->srcloc);
     e->posted_in = currentStream();
 #endif
 }
 
 void
-ipeTraceForSample(const StgInfoTable *itbl STG_UNUSED)
+ipeTraceForSample(const StgInfoTable *itbl)
 {
-#if defined(TRACING)
-    if (!eventlog_enabled) return;
+    if (!ipeTracing()) return;
 #if defined(TABLES_NEXT_TO_CODE)
     const StgInfoTable *info = itbl + 1;
 #else
@@ -248,7 +273,6 @@ ipeTraceForSample(const StgInfoTable *itbl STG_UNUSED)
         postEntry(e);
     }
     RELEASE_LOCK(&ipe_lock);
-#endif
 }
 
 void

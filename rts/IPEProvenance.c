@@ -96,9 +96,9 @@
  * A stripped binary, a binary without -g, an unreadable /proc/self/exe or
  * any libdw error only leaves fields empty: the census goes on and labels
  * its bands by address, as -hi always does. Why provenance is missing is
- * said once per run under the heap profiler's debug tracing (+RTS -Dp in
- * the debug RTS) and as an "rtscope: " message in the eventlog (when
- * it is on), never on stderr otherwise: a profile without names is still
+ * said once per run on stderr in the debug RTS under the heap profiler's
+ * debug flag or stderr tracing (+RTS -Dp, -v), and as an "rtscope: " log
+ * message in the eventlog when it is on; never on stderr otherwise: a profile without names is still
  * a correct profile.
  */
 
@@ -117,7 +117,8 @@ provenanceWarn(bool *once, const char *fmt, const char *arg)
     char msg[512];
     snprintf(msg, sizeof(msg), fmt, arg ? arg : "");
 #if defined(DEBUG)
-    if (RtsFlags.DebugFlags.prof) {
+    if (RtsFlags.DebugFlags.prof
+        || RtsFlags.TraceFlags.tracing == TRACE_STDERR) {
         debugBelch("rtscope: -hi: %s\n", msg);
     }
 #endif

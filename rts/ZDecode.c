@@ -27,8 +27,10 @@
  *   base_GHCziMaybe_Just_static_info    a static (:) ... Just closure
  *   Main_Leak_con_info                  the main package is left out
  *   Main_zdwgo_info                     a function or thunk: $wgo
- *   sat_s3ki_info, s3ki_info, r4l3_info a local (internal) closure: its
- *                                       occurrence name and unique, no module
+ *   sat_s3ki_info, s3zb_info, r4l3_info a local (internal) closure: its
+ *                                       occurrence name (if any) and unique,
+ *                                       no module; the unique is printed
+ *                                       raw, in base 62: never z-decode it
  *   stg_ARR_WORDS_info                  one of the RTS's own info tables
  *
  * A package component starts with a lower-case letter; a module component
@@ -172,6 +174,32 @@ is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 static bool
 is_lower(char c) { return c >= 'a' && c <= 'z'; }
 
+/* A local (internal) name: its z-encoded occurrence name, '_', and its
+ * unique, which GHC prints raw in base 62 (so "s3zb" is a unique, not
+ * "s3|"); a name that is only a unique (s3ki, r4l3) has no '_'. */
+static char *
+localName(const char *sym, size_t len)
+{
+    const char *us = NULL;
+    for (const char *p = sym; p < sym + len; p++) {
+        if (*p == '_') us = p;
+    }
+    if (us == NULL) {
+        char *r = stgMallocBytes(len + 1, "localName");
+        memcpy(r, sym, len);
+        r[len] = '\0';
+        return r;
+    }
+    char *occ = zDecode(sym, us - sym);
+    size_t olen = strlen(occ), ulen = sym + len - us;   // '_' + unique
+    char *r = stgMallocBytes(olen + ulen + 1, "localName");
+    memcpy(r, occ, olen);
+    memcpy(r + olen, us, ulen);
+    r[olen + ulen] = '\0';
+    stgFree(occ);
+    return r;
+}
+
 bool
 infoSymbolNames(const char *sym, char **module, char **label)
 {
@@ -199,7 +227,7 @@ infoSymbolNames(const char *sym, char **module, char **label)
     // components: [package_] Module_ occ   or a local   occ[_unique]
     const char *first_end = memchr(sym, '_', stem);
     if (first_end == NULL || first_end == sym) {
-        *label = zDecode(sym, stem);     // a local name without a unique
+        *label = localName(sym, stem);
         return true;
     }
     const char *mod_start = NULL;
@@ -216,8 +244,7 @@ infoSymbolNames(const char *sym, char **module, char **label)
             return true;
         }
     }
-    // A local name: sat_s3ki, s3ki, r4l3 (occurrence name and unique).
-    *label = zDecode(sym, stem);
+    *label = localName(sym, stem);
     return true;
 }
 

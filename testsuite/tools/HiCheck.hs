@@ -7,6 +7,8 @@
 --                               biggest first, with their provenance:
 --                               bytes label closure_type type name module
 --                               srcloc table_name   (tab-separated)
+--   HiCheck top EVENTLOG        the biggest band of each census, one a
+--                               line, as bands prints it without bytes
 --   HiCheck totals EVENTLOG     total bytes of each census, one a line
 --
 -- validate checks what a consumer relies on: the heap profile's breakdown
@@ -107,6 +109,23 @@ showHex' w = let s = go w "" in if null s then "0" else s
   where go 0 acc = acc
         go v acc = go (v `div` 16) ("0123456789abcdef" !! fromIntegral (v `mod` 16) : acc)
 
+bandRow :: M.Map Word64 Prov -> (String, Word64) -> [String]
+bandRow ps (l, r) =
+  let p = parseAddr l >>= \a -> M.lookup a ps
+      cols = case p of
+        Nothing -> ["", "", "", "", "", ""]
+        Just q -> [show (pClosure q), pTy q, pLabel q, pModule q, pSrc q, pTable q]
+  in show r : l : cols
+
+tsv :: [String] -> String
+tsv = foldr1 (\a b -> a ++ "\t" ++ b)
+
+top :: [Event] -> IO ()
+top evs = do
+  let ps = provs evs
+  forM_ (filter (not . null) (censuses evs)) $ \c ->
+    putStrLn (tsv (drop 1 (bandRow ps (head (sortBy (comparing (Down . snd)) c)))))
+
 bands :: [Event] -> Maybe Int -> IO ()
 bands evs which = do
   let cs = filter (not . null) (censuses evs)
@@ -118,12 +137,7 @@ bands evs which = do
     Just n -> do
       when (length cs < n) $ die "HiCheck: not that many censuses"
       return (cs !! (length cs - n))
-  forM_ (sortBy (comparing (Down . snd)) c) $ \(l, r) -> do
-    let p = parseAddr l >>= \a -> M.lookup a ps
-        cols = case p of
-          Nothing -> ["", "", "", "", "", ""]
-          Just q -> [show (pClosure q), pTy q, pLabel q, pModule q, pSrc q, pTable q]
-    putStrLn (concatMap (++ "\t") [show r, l] ++ foldr1 (\a b -> a ++ "\t" ++ b) cols)
+  forM_ (sortBy (comparing (Down . snd)) c) $ \b -> putStrLn (tsv (bandRow ps b))
 
 main :: IO ()
 main = do
@@ -133,5 +147,6 @@ main = do
     ["bands", f] -> load f >>= \e -> bands e (Just 1)
     ["bands", f, "peak"] -> load f >>= \e -> bands e Nothing
     ["bands", f, k] -> load f >>= \e -> bands e (Just (read k))
+    ["top", f] -> load f >>= top
     ["totals", f] -> load f >>= \e -> mapM_ (print . sum . map snd) (censuses e)
-    _ -> die "usage: HiCheck validate|bands|totals EVENTLOG [N]"
+    _ -> die "usage: HiCheck validate|bands|top|totals EVENTLOG [N|peak]"
