@@ -621,7 +621,7 @@ putBlockHeader (unsigned char meta[14], const StubRegion *r)
  * iovec points at the blocks themselves (the RTS is paused; they cannot
  * change). */
 #define BLOCKS_FRAME   (4u << 20)
-#define BLOCKS_IOV     512
+#define BLOCKS_IOV     500     // 1 + 2 * BLOCKS_IOV <= IOV_MAX
 
 typedef struct {
     Conn *c;
