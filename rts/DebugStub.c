@@ -1198,9 +1198,13 @@ rts_debugStubStart (const char *path)
     } else if (!defaultPath(want, sizeof(want))) {
         goto too_long;
     }
-    if (strlen(want) + 8 >= sizeof(tmp)) goto too_long;
-    snprintf(tmp, sizeof(tmp), "%s.tmp%d", want, (int) getpid() % 100);
-    if (strlen(tmp) >= sizeof(a.sun_path)) goto too_long;
+    if (strlen(want) >= sizeof(a.sun_path)) goto too_long;
+    // See Note [Socket permissions]
+    if (strlen(want) + 8 < sizeof(a.sun_path)) {
+        snprintf(tmp, sizeof(tmp), "%s.tmp%d", want, (int) getpid() % 100);
+    } else {
+        strcpy(tmp, want);
+    }
 
     makeParents(want);
     if (someoneListens(want)) {
@@ -1209,15 +1213,24 @@ rts_debugStubStart (const char *path)
         goto fail;
     }
 
-    // Bind under a temporary name, restrict it to the owner, then rename
-    // it into place: nobody else ever sees the socket with looser modes.
+    /* Note [Socket permissions]
+     * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+     * The socket gives read access to the whole heap, so it must be the
+     * owner's alone (mode 0600). Its mode comes from the umask at bind(),
+     * and the umask is process-wide (changing it would race with the
+     * program's other threads). So we bind under a temporary name, chmod
+     * it, and rename it into place: nobody ever sees the socket at its
+     * real path with looser modes. When the path is too long for a
+     * suffix we bind in place and chmod at once; the directory ghc-debug's
+     * convention uses is created 0700, which covers the window.
+     */
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) goto sys_fail;
     strcpy(a.sun_path, tmp);
-    unlink(tmp);
+    unlink(tmp);                // a stale socket (nobody listens there)
     if (bind(fd, (struct sockaddr *) &a, sizeof(a)) != 0 ||
         chmod(tmp, 0600) != 0 || listen(fd, 4) != 0 ||
-        rename(tmp, want) != 0) {
+        (strcmp(tmp, want) != 0 && rename(tmp, want) != 0)) {
         int e = errno;
         close(fd);
         unlink(tmp);
