@@ -153,7 +153,8 @@ static int canon_value_cmp(const void *a, const void *b)
 
 static void canon_flush_sample(canonical *c)
 {
-    qsort(c->values.v, c->values.n, sizeof(canon_line), canon_value_cmp);
+    if (c->values.n)
+        qsort(c->values.v, c->values.n, sizeof(canon_line), canon_value_cmp);
     for (size_t i = 0; i < c->values.n; i++)
         fprintf(c->samples, "value %ld %s %" PRIu64 "\n", c->sample_index,
                 c->values.v[i].text, c->values.v[i].key);
@@ -206,7 +207,7 @@ int canonical_sink(void *ctx, const el_event *ev, const el_typetab *types)
         }
         fputs("ccs:", f);
         for (unsigned i = 0; i < ev->u.sample_cc.depth; i++) {
-            const uint8_t *p = ev->u.sample_cc.stack + 4 * i;
+            const uint8_t *p = ev->u.sample_cc.stack + (size_t)4 * i;
             uint32_t id = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
                           (uint32_t)p[2] << 8 | p[3];
             fprintf(f, i ? ",%" PRIu32 : "%" PRIu32, id);
@@ -247,12 +248,15 @@ int canonical_finish(canonical *c)
     rewind(c->samples);
     while ((n = fread(buf, 1, sizeof(buf), c->samples)) > 0)
         fwrite(buf, 1, n, c->out);
-    qsort(c->markers.v, c->markers.n, sizeof(canon_line), canon_line_cmp);
+    if (c->markers.n)
+        qsort(c->markers.v, c->markers.n, sizeof(canon_line),
+              canon_line_cmp);
     for (size_t i = 0; i < c->markers.n; i++)
         fprintf(c->out, "marker %" PRIu64 " %s\n", c->markers.v[i].key,
                 c->markers.v[i].text);
     /* One entry per address; the last one read wins, as in a map. */
-    qsort(c->ipes.v, c->ipes.n, sizeof(canon_line), canon_seq_cmp);
+    if (c->ipes.n)
+        qsort(c->ipes.v, c->ipes.n, sizeof(canon_line), canon_seq_cmp);
     for (size_t i = 0; i < c->ipes.n; i++) {
         if (i + 1 < c->ipes.n && c->ipes.v[i + 1].key == c->ipes.v[i].key)
             continue;

@@ -31,6 +31,13 @@ int cli_common_option(cli_input_opts *o, int code, const char *arg)
     switch (code) {
     case 1000:
         o->reader.reconnect = 1;
+        if (arg) {
+            char *end;
+            long n = strtol(arg, &end, 10);
+            if (*end || n <= 0)
+                return -1;
+            o->reader.reconnect_max = (int)n;
+        }
         return 0;
     case 1001:
         return cli_parse_size(arg, &o->reader.merge_budget) == 0 ? 0 : -1;
@@ -48,10 +55,11 @@ int cli_common_option(cli_input_opts *o, int code, const char *arg)
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "rtscope %s: ", cmd->name);
+    char msg[256];
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof(msg), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized): va_start above */
     va_end(ap);
+    fprintf(stderr, "rtscope %s: %s", cmd->name, msg);
     fprintf(stderr, "\nusage: see 'rtscope help %s'\n", cmd->name);
     return CLI_EXIT_USAGE;
 }

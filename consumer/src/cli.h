@@ -33,13 +33,14 @@ typedef struct cli_input_opts {
 
 /* Long options shared by the reading subcommands; codes >= 1000. */
 #define CLI_COMMON_LONGOPTS                                                   \
-    {"reconnect", no_argument, NULL, 1000},                                   \
+    {"reconnect", optional_argument, NULL, 1000},                                   \
         {"merge-buffer", required_argument, NULL, 1001},                     \
         {"unordered", no_argument, NULL, 1002},                               \
         {"quiet", no_argument, NULL, 1003}
 
 #define CLI_COMMON_HELP                                                       \
-    "  --reconnect         sockets: connect again when the stream ends\n"    \
+    "  --reconnect[=N]     sockets: connect again when the stream ends (at\n" \
+    "                      most N times; retries for 10 s to connect)\n"   \
     "  --merge-buffer=SIZE pipes/sockets: bytes held to order events across\n" \
     "                      capabilities (default 16M; suffixes K, M, G)\n"   \
     "  --unordered         deliver events in input order, no merge\n"        \

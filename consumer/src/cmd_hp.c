@@ -188,7 +188,7 @@ static int hp_sink(void *ctx, const el_event *ev, const el_typetab *types)
         if (!s->in_sample)
             break;
         for (unsigned i = 0; i < ev->u.sample_cc.depth; i++) {
-            const uint8_t *p = ev->u.sample_cc.stack + 4 * i;
+            const uint8_t *p = ev->u.sample_cc.stack + (size_t)4 * i;
             uint32_t id = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
                           (uint32_t)p[2] << 8 | p[3];
             const char *name = strmap_get(s->ccs, id);

@@ -115,7 +115,8 @@ static int ipe_run(int argc, char **argv)
         rc = CLI_EXIT_DATA;
     }
     if (rc == CLI_EXIT_OK) {
-        qsort(s.rows, s.n, sizeof(*s.rows), ipe_row_cmp);
+        if (s.n)
+            qsort(s.rows, s.n, sizeof(*s.rows), ipe_row_cmp);
         if (header)
             fputs("address\ttable\tclosure_type\ttype\tlabel\tmodule\tsrcloc\n",
                   out);

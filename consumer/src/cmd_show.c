@@ -71,8 +71,9 @@ static void show_stack(FILE *f, const uint8_t *p, unsigned depth)
 {
     fputc('[', f);
     for (unsigned i = 0; i < depth; i++) {
-        uint32_t id = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-                      (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+        const uint8_t *q = p + (size_t)4 * i;
+        uint32_t id = (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 |
+                      (uint32_t)q[2] << 8 | q[3];
         fprintf(f, i ? ", %" PRIu32 : "%" PRIu32, id);
     }
     fputc(']', f);

@@ -21,8 +21,7 @@ typedef struct stats_cap {
 } stats_cap;
 
 typedef struct stats_state {
-    uint64_t events, first_ts, last_ts;
-    int any;
+    uint64_t events, last_ts;
     stats_cap *caps;
     unsigned ncaps;
     uint64_t gcs, gcs_by_gen[STATS_MAX_GENS + 1];
@@ -41,6 +40,8 @@ typedef struct stats_state {
     char *marker_text[STATS_MARKERS_SHOWN];
     uint64_t ipes, user_msgs;
     char *rts, *args;
+    uint8_t *wanted;
+    uint64_t *counts;
     int nomem;
 } stats_state;
 
@@ -133,12 +134,7 @@ static int stats_sink(void *ctx, const el_event *ev, const el_typetab *types)
     stats_state *s = ctx;
     stats_cap *c;
     (void)types;
-    s->events++;
-    if (!s->any || ev->ts < s->first_ts)
-        s->first_ts = ev->ts;
-    if (ev->ts > s->last_ts)
-        s->last_ts = ev->ts;
-    s->any = 1;
+    s->last_ts = ev->ts;
     switch (ev->type) {
     case EL_GC_START:
         if ((c = stats_cap_of(s, ev->cap))) {
@@ -208,7 +204,7 @@ static int stats_sink(void *ctx, const el_event *ev, const el_typetab *types)
         break;
     case EL_HEAP_PROF_SAMPLE_COST_CENTRE: {
         el_str st = {(const char *)ev->u.sample_cc.stack,
-                     4u * ev->u.sample_cc.depth};
+                     (size_t)4 * ev->u.sample_cc.depth};
         s->sample_total += ev->u.sample_cc.residency;
         s->sample_values++;
         stats_add_band(s, st);
@@ -278,7 +274,7 @@ static void stats_print(const stats_state *s, const char *input,
         fprintf(f, "rts: %s\n", s->rts);
     fprintf(f, "events: %" PRIu64 "\n", s->events);
     fprintf(f, "bytes: %" PRIu64 "\n", res->bytes);
-    fprintf(f, "duration: %.6f s\n", stats_sec(s->last_ts));
+    fprintf(f, "duration: %.6f s\n", stats_sec(res->last_ts));
     fprintf(f, "threads created: %" PRIu64 "\n", s->threads);
     fprintf(f, "gc collections: %" PRIu64 "\n", s->gcs);
     fprintf(f, "gc by generation:");
@@ -329,6 +325,8 @@ static void stats_free(stats_state *s)
         free(s->marker_text[i]);
     free(s->rts);
     free(s->args);
+    free(s->wanted);
+    free(s->counts);
 }
 
 static const char stats_usage[] =
@@ -386,9 +384,34 @@ static int stats_run(int argc, char **argv)
         }
         canonical_free(cs);
     } else {
+        /* Decode only what the summary looks at; count everything. */
+        static const uint16_t interesting[] = {
+            EL_GC_START, EL_GC_STATS_GHC, EL_GC_END, EL_HEAP_LIVE,
+            EL_HEAP_SIZE, EL_BLOCKS_SIZE, EL_HEAP_ALLOCATED,
+            EL_CREATE_THREAD, EL_HEAP_PROF_BEGIN, EL_HEAP_PROF_SAMPLE_BEGIN,
+            EL_HEAP_BIO_PROF_SAMPLE_BEGIN, EL_HEAP_PROF_SAMPLE_STRING,
+            EL_HEAP_PROF_SAMPLE_COST_CENTRE, EL_HEAP_PROF_SAMPLE_END,
+            EL_USER_MARKER, EL_USER_MSG, EL_IPE, EL_RTS_IDENTIFIER,
+            EL_PROGRAM_ARGS};
         stats_state s;
         memset(&s, 0, sizeof(s));
+        s.wanted = calloc(65536, 1);
+        s.counts = calloc(65536, sizeof(uint64_t));
+        if (!s.wanted || !s.counts) {
+            fprintf(stderr, "rtscope: out of memory\n");
+            free(s.wanted);
+            free(s.counts);
+            return CLI_EXIT_DATA;
+        }
+        for (size_t i = 0; i < sizeof(interesting) / sizeof(*interesting);
+             i++)
+            s.wanted[interesting[i]] = 1;
+        io.reader.wanted = s.wanted;
+        io.reader.counts = s.counts;
         rc = cli_read(input, &io, stats_sink, &s, &res);
+        for (unsigned t = 0; t < 65536; t++)
+            if (t != EL_BLOCK_MARKER)
+                s.events += s.counts[t];
         if (rc == CLI_EXIT_OK)
             stats_print(&s, input, &res, out);
         stats_free(&s);

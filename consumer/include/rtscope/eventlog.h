@@ -403,6 +403,13 @@ typedef struct el_reader_opts {
     int reconnect_max;     /* max reconnect attempts (0 = unlimited) */
     size_t merge_budget;   /* bytes, 0 = default */
     int unordered;         /* 1: skip the merge, deliver in file order */
+    /* Optional: only types with wanted[type] != 0 are decoded and given to
+     * the sink (the others are still read, checked for framing, ordered
+     * and counted). Saves the decode and the call for events a sink does
+     * not look at. NULL: every event. */
+    const uint8_t *wanted;
+    /* Optional: counts[type] is incremented for every event read. */
+    uint64_t *counts;
 } el_reader_opts;
 
 typedef struct el_reader_result {
@@ -410,7 +417,8 @@ typedef struct el_reader_result {
     uint64_t truncated_at;  /* offset of the first byte not decoded */
     uint64_t trailing;      /* bytes after the end-of-data marker */
     uint64_t bytes;         /* bytes read */
-    uint64_t events;        /* events delivered */
+    uint64_t events;        /* events read (delivered or not wanted) */
+    uint64_t last_ts;       /* latest timestamp seen */
     el_merge_stats merge;
 } el_reader_result;
 

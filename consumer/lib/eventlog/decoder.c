@@ -19,6 +19,7 @@
 #include "rtscope/eventlog.h"
 
 #include "bytes.h"
+#include "typetab_impl.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -263,7 +264,37 @@ static el_status decoder_step_header(el_decoder *dec)
 
 static el_status decoder_next_event(el_decoder *dec, el_event *ev)
 {
-    const uint8_t *p = decoder_ensure(dec, 2);
+    const uint8_t *p;
+    size_t avail = dec->in_len - dec->in_pos;
+    /* Fast path: a whole event in the input, inside the current block (or
+     * outside any), of a declared type that is not a block marker. */
+    if (dec->pend_len == 0 && avail >= 12) {
+        p = dec->in + dec->in_pos;
+        uint16_t type = bytes_get_u16(p);
+        uint16_t size;
+        if (type != DATA_END && type != EL_BLOCK_MARKER &&
+            typetab_lookup_inline(dec->tab, type, &size) == 0) {
+            size_t head = size == EL_SIZE_VARIABLE ? 12 : 10;
+            uint32_t plen =
+                size == EL_SIZE_VARIABLE ? bytes_get_u16(p + 10) : size;
+            size_t total = head + plen;
+            if (avail >= total && (!dec->in_block ||
+                                   dec->offset + total <= dec->block_end)) {
+                ev->type = type;
+                ev->ts = bytes_get_u64(p + 2);
+                ev->offset = dec->offset;
+                ev->payload = p + head;
+                ev->payload_len = plen;
+                ev->decoded_len = 0;
+                ev->known = 0;
+                ev->cap = dec->in_block ? dec->block_cap : EL_CAP_NONE;
+                dec->in_pos += total;
+                dec->offset += total;
+                return EL_FRAME;
+            }
+        }
+    }
+    p = decoder_ensure(dec, 2);
     if (!p)
         return EL_NEED_MORE;
     uint16_t type = bytes_get_u16(p);

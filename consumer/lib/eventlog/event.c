@@ -103,7 +103,9 @@ el_status el_event_decode(el_event *ev, el_error *err)
     payload_reader rr = {ev->payload, ev->payload_len, 0, NULL};
     payload_reader *r = &rr;
     ev->known = 1;
-    memset(&ev->u, 0, sizeof(ev->u));
+    /* Every case below sets all of its fields (a missing one reads as 0
+     * and makes the event an error), so no memset of the union here: this
+     * runs once per event. */
     switch (ev->type) {
     case EL_CREATE_THREAD:
     case EL_RUN_THREAD:
@@ -216,6 +218,8 @@ el_status el_event_decode(el_event *ev, el_error *err)
         ev->u.gc_stats.par_n_threads = reader_u32(r, "parallel threads");
         ev->u.gc_stats.par_max_copied = reader_u64(r, "max copied");
         ev->u.gc_stats.par_tot_copied = reader_u64(r, "total copied");
+        ev->u.gc_stats.par_balanced_copied = 0;
+        ev->u.gc_stats.has_par_balanced_copied = 0;
         if (reader_more(r)) { /* optional: GHC >= 8.4 */
             ev->u.gc_stats.par_balanced_copied =
                 reader_u64(r, "balanced copied");
@@ -267,6 +271,7 @@ el_status el_event_decode(el_event *ev, el_error *err)
         ev->u.sample_cc.profile_id = reader_u8(r, "profile id");
         ev->u.sample_cc.residency = reader_u64(r, "residency");
         ev->u.sample_cc.depth = reader_u8(r, "stack depth");
+        ev->u.sample_cc.stack = NULL;
         if (reader_need(r, 4u * ev->u.sample_cc.depth, "stack")) {
             ev->u.sample_cc.stack = r->p + r->pos;
             r->pos += 4u * ev->u.sample_cc.depth;
@@ -281,6 +286,7 @@ el_status el_event_decode(el_event *ev, el_error *err)
         ev->u.prof_sample_cc.capset = reader_u32(r, "capset");
         ev->u.prof_sample_cc.ticks = reader_u64(r, "ticks");
         ev->u.prof_sample_cc.depth = reader_u8(r, "stack depth");
+        ev->u.prof_sample_cc.stack = NULL;
         if (reader_need(r, 4u * ev->u.prof_sample_cc.depth, "stack")) {
             ev->u.prof_sample_cc.stack = r->p + r->pos;
             r->pos += 4u * ev->u.prof_sample_cc.depth;
@@ -315,6 +321,9 @@ el_status el_event_decode(el_event *ev, el_error *err)
         ev->u.ticky_def.arity = reader_u16(r, "arity");
         ev->u.ticky_def.kinds = reader_cstr(r, "kinds");
         ev->u.ticky_def.name = reader_cstr(r, "name");
+        ev->u.ticky_def.info_tbl = 0;
+        ev->u.ticky_def.json.ptr = "";
+        ev->u.ticky_def.json.len = 0;
         if (reader_more(r)) /* optional: GHC >= 9.4 */
             ev->u.ticky_def.info_tbl = reader_u64(r, "info table");
         if (reader_more(r))

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define READER_CHUNK (256u * 1024u)
+#define READER_CHUNK ((size_t)256 * 1024)
 #define READER_MAX_CURSORS 1024
 #define RECONNECT_TRIES 50
 #define RECONNECT_DELAY_MS 200
@@ -34,10 +34,13 @@
 typedef struct reader_ctx {
     el_sink_fn sink;
     void *ctx;
+    const uint8_t *wanted;
+    uint64_t *counts;
     const el_typetab *types;
     el_error *err;
     int failed;
     uint64_t events;
+    uint64_t last_ts;
 } reader_ctx;
 
 static void reader_set_error(el_error *err, el_status st, uint64_t off,
@@ -52,11 +55,17 @@ static void reader_set_error(el_error *err, el_status st, uint64_t off,
 static int reader_deliver(void *p, el_event *ev)
 {
     reader_ctx *rc = p;
+    rc->events++;
+    if (ev->ts > rc->last_ts)
+        rc->last_ts = ev->ts;
+    if (rc->counts)
+        rc->counts[ev->type]++;
+    if (rc->wanted && !rc->wanted[ev->type])
+        return 0;
     if (el_event_decode(ev, rc->err) != EL_OK) {
         rc->failed = 1;
         return 1;
     }
-    rc->events++;
     return rc->sink(rc->ctx, ev, rc->types);
 }
 
@@ -201,6 +210,7 @@ typedef struct cursor {
     uint64_t seg_pos, seg_end;
     el_event head;
     int has_head, done;
+    int seg_clipped; /* the segment runs past the end of the file */
 } cursor;
 
 typedef struct file_run {
@@ -318,6 +328,12 @@ static el_status cursor_next(file_run *fr, cursor *c, el_error *err)
             c->seg_pos += (uint64_t)n;
             continue;
         }
+        if (c->seg_clipped) { /* the file ends inside this block */
+            el_decoder_finish(c->dec);
+            file_note_truncated(fr, el_decoder_error(c->dec)->offset);
+            c->done = 1;
+            return EL_OK;
+        }
         if (el_decoder_pending(c->dec)) {
             char msg[160];
             uint64_t at = el_decoder_offset(c->dec) -
@@ -359,6 +375,7 @@ static el_status cursor_next(file_run *fr, cursor *c, el_error *err)
             if (it.cap == c->cap) {
                 c->seg_pos = at;
                 c->seg_end = c->walk < fr->size ? c->walk : fr->size;
+                c->seg_clipped = c->walk > fr->size;
                 el_decoder_seek(c->dec, at);
                 break;
             }
@@ -544,6 +561,8 @@ el_status el_reader_run(const char *spec, const el_reader_opts *opts,
     memset(&rc, 0, sizeof(rc));
     rc.sink = sink;
     rc.ctx = ctx;
+    rc.wanted = opts->wanted;
+    rc.counts = opts->counts;
     rc.err = err;
     el_status st = EL_OK;
     int use_stream = 1;
@@ -566,6 +585,7 @@ el_status el_reader_run(const char *spec, const el_reader_opts *opts,
     if (use_stream)
         st = reader_run_stream(&src, opts, &rc, res, err);
     res->events = rc.events;
+    res->last_ts = rc.last_ts;
     if (st == EL_ERR_NOMEM && err->msg[0] == 0)
         reader_set_error(err, EL_ERR_NOMEM, 0, "out of memory");
     source_close(&src);

@@ -35,7 +35,7 @@ static int source_connect_unix(source *src, el_error *err)
         return source_fail(err, "socket: %s%s", strerror(errno), "");
     memset(&sa, 0, sizeof(sa));
     sa.sun_family = AF_UNIX;
-    strcpy(sa.sun_path, src->target);
+    memcpy(sa.sun_path, src->target, strlen(src->target) + 1);
     if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
         int e = errno;
         close(fd);

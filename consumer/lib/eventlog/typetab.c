@@ -3,6 +3,8 @@
  * branch-free on the hot path; descriptions are copied once. */
 #include "rtscope/eventlog.h"
 
+#include "typetab_impl.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,15 +12,6 @@
  * cannot make the table grow without limit. Longer text is truncated. */
 #define TYPETAB_DESC_MAX_TOTAL (1u << 20)
 #define TYPETAB_DESC_MAX_ONE 256u
-
-struct el_typetab {
-    uint8_t declared[65536];
-    uint16_t size[65536];
-    char *desc[65536];
-    uint16_t order[65536]; /* declared type numbers, in header order */
-    unsigned count;
-    size_t desc_total;
-};
 
 el_typetab *el_typetab_new(void)
 {
@@ -30,21 +23,28 @@ void el_typetab_free(el_typetab *tab)
     if (!tab)
         return;
     for (unsigned i = 0; i < tab->count; i++)
-        free(tab->desc[tab->order[i]]);
+        free(tab->entries[i].desc);
+    free(tab->entries);
     free(tab);
 }
 
 int el_typetab_lookup(const el_typetab *tab, uint16_t num, uint16_t *size)
 {
-    if (!tab->declared[num])
-        return -1;
-    *size = tab->size[num];
-    return 0;
+    return typetab_lookup_inline(tab, num, size);
+}
+
+static typetab_entry *typetab_find(const el_typetab *tab, uint16_t num)
+{
+    for (unsigned i = 0; i < tab->count; i++)
+        if (tab->entries[i].num == num)
+            return &tab->entries[i];
+    return NULL;
 }
 
 const char *el_typetab_desc(const el_typetab *tab, uint16_t num)
 {
-    return tab->declared[num] ? tab->desc[num] : NULL;
+    const typetab_entry *e = tab->declared[num] ? typetab_find(tab, num) : NULL;
+    return e ? e->desc : NULL;
 }
 
 unsigned el_typetab_count(const el_typetab *tab)
@@ -54,7 +54,7 @@ unsigned el_typetab_count(const el_typetab *tab)
 
 uint16_t el_typetab_nth(const el_typetab *tab, unsigned i)
 {
-    return i < tab->count ? tab->order[i] : 0;
+    return i < tab->count ? tab->entries[i].num : 0;
 }
 
 el_status el_typetab_declare(el_typetab *tab, uint16_t num, uint16_t size,
@@ -71,14 +71,26 @@ el_status el_typetab_declare(el_typetab *tab, uint16_t num, uint16_t size,
         memcpy(copy, desc, desc_len);
     copy[desc_len] = '\0';
     tab->desc_total += desc_len;
-    if (tab->declared[num]) {
+    typetab_entry *e = tab->declared[num] ? typetab_find(tab, num) : NULL;
+    if (e) {
         /* A repeated declaration replaces the earlier one. */
-        free(tab->desc[num]);
+        free(e->desc);
     } else {
+        if (tab->count == tab->cap) {
+            unsigned nc = tab->cap ? tab->cap * 2 : 256;
+            typetab_entry *ne = realloc(tab->entries, nc * sizeof(*ne));
+            if (!ne) {
+                free(copy);
+                return EL_ERR_NOMEM;
+            }
+            tab->entries = ne;
+            tab->cap = nc;
+        }
+        e = &tab->entries[tab->count++];
+        e->num = num;
         tab->declared[num] = 1;
-        tab->order[tab->count++] = num;
     }
     tab->size[num] = size;
-    tab->desc[num] = copy;
+    e->desc = copy;
     return EL_OK;
 }

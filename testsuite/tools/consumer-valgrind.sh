@@ -1,0 +1,26 @@
+#!/bin/sh
+# rtscope under valgrind (memcheck) on real eventlogs: no errors, no leaks.
+# usage: consumer-valgrind.sh RTSCOPE WORKDIR
+set -eu
+R=$1
+W=$2
+here=$(cd "$(dirname "$0")" && pwd)
+sh "$here/consumer-eventlog.sh" "$W/logs"
+VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
+for log in "$W/logs/alloc.eventlog" "$W/logs/thr.eventlog"; do
+    $VG "$R" stats "$log" >/dev/null
+    $VG "$R" stats --canonical "$log" >/dev/null
+    $VG "$R" show "$log" >/dev/null
+    $VG "$R" hp -o "$W/v.hp" "$log"
+    $VG "$R" ipe "$log" >/dev/null
+    $VG "$R" stats - < "$log" >/dev/null
+    head -c $(( $(wc -c < "$log") / 2 )) "$log" > "$W/half"
+    $VG "$R" stats --quiet "$W/half" >/dev/null
+done
+head -c 4000 /dev/urandom > "$W/garbage"
+set +e
+$VG "$R" stats "$W/garbage" >/dev/null 2>&1
+rc=$?
+set -e
+[ $rc = 1 ] || { echo "garbage: exit $rc under valgrind"; exit 1; }
+echo "consumer valgrind: clean"

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Serve an eventlog on a Unix or TCP socket, as the RTS's eventlog socket
+does, for the consumer's socket tests.
+
+  serve-eventlog.py --file F (--unix PATH | --tcp PORTFILE) [--cut N]
+                    [--connections K] [--chunk BYTES]
+
+Each of K connections gets the file (or its first N bytes, then the
+socket is closed mid-stream). With --tcp the server listens on 127.0.0.1
+on a free port and writes the port number to PORTFILE. Exits after K
+connections or 20 seconds.
+"""
+import argparse
+import os
+import socket
+import sys
+import time
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--file", required=True)
+    ap.add_argument("--unix")
+    ap.add_argument("--tcp")
+    ap.add_argument("--cut", type=int)
+    ap.add_argument("--connections", type=int, default=1)
+    ap.add_argument("--chunk", type=int, default=4096)
+    a = ap.parse_args()
+    data = open(a.file, "rb").read()
+    if a.cut is not None:
+        data = data[: a.cut]
+    if a.unix:
+        if os.path.exists(a.unix):
+            os.unlink(a.unix)
+        srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        srv.bind(a.unix + ".tmp")
+        srv.listen(4)
+        os.rename(a.unix + ".tmp", a.unix)  # appears only once listening
+    else:
+        srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(4)
+        with open(a.tcp + ".tmp", "w") as f:
+            f.write(str(srv.getsockname()[1]))
+        os.rename(a.tcp + ".tmp", a.tcp)
+    srv.settimeout(20)
+    deadline = time.time() + 20
+    for _ in range(a.connections):
+        if time.time() > deadline:
+            break
+        try:
+            conn, _ = srv.accept()
+        except socket.timeout:
+            break
+        for i in range(0, len(data), a.chunk):
+            conn.sendall(data[i : i + a.chunk])
+        conn.close()
+    srv.close()
+    if a.unix:
+        os.unlink(a.unix)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

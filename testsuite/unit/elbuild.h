@@ -1,0 +1,42 @@
+/* Build eventlogs in memory for the decoder tests and the fuzz seeds: a
+ * header declaring event types, blocks, events, the end marker. */
+#ifndef RTSCOPE_ELBUILD_H
+#define RTSCOPE_ELBUILD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct elbuild {
+    uint8_t *buf;
+    size_t len, cap;
+    size_t block_at; /* offset of the open block marker, or SIZE_MAX */
+} elbuild;
+
+void eb_init(elbuild *b);
+void eb_free(elbuild *b);
+void eb_u8(elbuild *b, uint8_t v);
+void eb_u16(elbuild *b, uint16_t v);
+void eb_u32(elbuild *b, uint32_t v);
+void eb_u64(elbuild *b, uint64_t v);
+void eb_bytes(elbuild *b, const void *p, size_t n);
+void eb_cstr(elbuild *b, const char *s); /* with its NUL */
+
+/* Header with the standard GHC 9.0.2 + 9.2 types (sizes as GHC declares
+ * them). `extra` more (num, size) pairs may follow. */
+void eb_header_std(elbuild *b, size_t nextra, const uint16_t (*extra)[2]);
+/* Header with exactly these (num, size) pairs. */
+void eb_header(elbuild *b, size_t n, const uint16_t (*types)[2]);
+/* Fixed-size event with the given payload. */
+void eb_event(elbuild *b, uint16_t type, uint64_t ts, const void *payload,
+              size_t len);
+/* Variable-size event. */
+void eb_var_event(elbuild *b, uint16_t type, uint64_t ts, const void *payload,
+                  size_t len);
+void eb_block_begin(elbuild *b, uint16_t cap, uint64_t ts);
+void eb_block_end(elbuild *b, uint64_t end_ts);
+void eb_data_end(elbuild *b);
+
+/* Declared size GHC uses for a standard type (0xffff: variable). */
+uint16_t eb_std_size(uint16_t type);
+
+#endif
