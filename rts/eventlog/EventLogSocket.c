@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -97,13 +98,27 @@ typedef struct Chunk_ {
     uint32_t refs;          /* under sock.lock */
     int32_t nevents;        /* -1 until counted */
     size_t len;
+    bool mapped;            /* see Note [Eventlog socket: chunk memory] */
     uint8_t data[];
 } Chunk;
+
+/* Note [Eventlog socket: chunk memory]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Most chunks are whole capability buffers (up to 2 MB), allocated by the
+ * thread that writes the eventlog and freed by the socket thread. Through
+ * malloc, glibc's adaptive mmap and trim thresholds keep several megabytes
+ * of such freed blocks resident, which would break the promise that a
+ * client costs at most its buffer bound. Large chunks are therefore mapped
+ * and unmapped directly: what a queue no longer holds goes back to the OS.
+ */
+#define CHUNK_MMAP_MIN ((size_t)64 << 10)
 
 typedef struct {
     Chunk **items;
     size_t cap, head, count;
-    size_t bytes;           /* bytes queued and not yet sent */
+    size_t bytes;           /* bytes of the chunks queued, the head (even
+                               if partly sent) counted whole: what the
+                               queue keeps resident */
     size_t sent;            /* bytes of items[head] already sent */
 } Queue;
 
@@ -296,8 +311,17 @@ eventLogSocketSetupTracing(void)
 static Chunk *
 chunk_new(size_t len)
 {
-    Chunk *c = malloc(sizeof(Chunk) + len);
+    Chunk *c;
+    bool mapped = sizeof(Chunk) + len >= CHUNK_MMAP_MIN;
+    if (mapped) {
+        void *p = mmap(NULL, sizeof(Chunk) + len, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        c = (p == MAP_FAILED) ? NULL : p;
+    } else {
+        c = malloc(sizeof(Chunk) + len);
+    }
     if (c == NULL) return NULL;
+    c->mapped = mapped;
     c->refs = 1;
     c->nevents = -1;
     c->len = len;
@@ -307,7 +331,10 @@ chunk_new(size_t len)
 static void
 chunk_unref(Chunk *c)
 {
-    if (c != NULL && --c->refs == 0) free(c);
+    if (c != NULL && --c->refs == 0) {
+        if (c->mapped) munmap(c, sizeof(Chunk) + c->len);
+        else free(c);
+    }
 }
 
 static bool
@@ -383,6 +410,37 @@ chunk_events(Chunk *c)
     return c->nevents;
 }
 
+/* The user message that reports a client's losses, or NULL if none. */
+static Chunk *
+loss_report(Client *cl)
+{
+    char msg[256];
+    if (cl->lost_blocks > 0) {
+        snprintf(msg, sizeof(msg),
+                 RTSCOPE_MSG_PREFIX "eventlog-socket dropped %llu bytes "
+                 "(%llu events in %llu blocks): the client read too slowly",
+                 (unsigned long long)cl->lost_bytes,
+                 (unsigned long long)cl->lost_events,
+                 (unsigned long long)cl->lost_blocks);
+    } else if (cl->skipped_bytes > 0) {
+        snprintf(msg, sizeof(msg),
+                 RTSCOPE_MSG_PREFIX "eventlog-socket did not send %llu bytes "
+                 "(%llu events) while the client had stopped eventlogging",
+                 (unsigned long long)cl->skipped_bytes,
+                 (unsigned long long)cl->skipped_events);
+    } else {
+        return NULL;
+    }
+    return message_chunk(msg);
+}
+
+static void
+loss_reported(Client *cl)
+{
+    cl->lost_bytes = cl->lost_events = cl->lost_blocks = 0;
+    cl->skipped_bytes = cl->skipped_events = 0;
+}
+
 /* Offer a chunk to a client: queue it if it fits, else count the loss.
  * A pending loss report goes first. See Note [Eventlog socket: loss]. */
 static void
@@ -394,27 +452,10 @@ client_offer(Client *cl, Chunk *c)
         cl->skipped_events += (uint64_t)chunk_events(c);
         return;
     }
-    Chunk *report = NULL;
-    if (cl->lost_blocks > 0 || cl->skipped_bytes > 0) {
-        char msg[256];
-        if (cl->lost_blocks > 0) {
-            snprintf(msg, sizeof(msg),
-                     RTSCOPE_MSG_PREFIX "eventlog-socket dropped %llu bytes "
-                     "(%llu events in %llu blocks): the client read too slowly",
-                     (unsigned long long)cl->lost_bytes,
-                     (unsigned long long)cl->lost_events,
-                     (unsigned long long)cl->lost_blocks);
-        } else {
-            snprintf(msg, sizeof(msg),
-                     RTSCOPE_MSG_PREFIX "eventlog-socket did not send %llu bytes "
-                     "(%llu events) while the client had stopped eventlogging",
-                     (unsigned long long)cl->skipped_bytes,
-                     (unsigned long long)cl->skipped_events);
-        }
-        report = message_chunk(msg);
-    }
+    bool owed = cl->lost_blocks > 0 || cl->skipped_bytes > 0;
+    Chunk *report = owed ? loss_report(cl) : NULL;
     size_t need = c->len + (report ? report->len : 0);
-    if (cl->q.bytes + need > sock.bound || (report == NULL && (cl->lost_blocks > 0 || cl->skipped_bytes > 0))) {
+    if (cl->q.bytes + need > sock.bound || (owed && report == NULL)) {
         cl->lost_bytes += c->len;
         cl->lost_events += (uint64_t)chunk_events(c);
         cl->lost_blocks++;
@@ -426,10 +467,26 @@ client_offer(Client *cl, Chunk *c)
     if (report != NULL) {
         queue_push(&cl->q, report);
         chunk_unref(report);
-        cl->lost_bytes = cl->lost_events = cl->lost_blocks = 0;
-        cl->skipped_bytes = cl->skipped_events = 0;
+        loss_reported(cl);
     }
     queue_push(&cl->q, c);
+}
+
+/* The end of the stream: the loss report, if one is owed, and the end
+ * marker are never dropped, so that every client's eventlog ends properly
+ * and says what it lacks. */
+static void
+client_end(Client *cl, Chunk *end)
+{
+    if (cl->dead || cl->closing) return;
+    Chunk *report = loss_report(cl);
+    if (report != NULL) {
+        queue_push(&cl->q, report);
+        chunk_unref(report);
+        loss_reported(cl);
+    }
+    queue_push(&cl->q, end);
+    cl->closing = true;
 }
 
 /* -----------------------------------------------------------------------------
@@ -495,7 +552,7 @@ join_chunk(void)
             uint64_t t = els_get64(sock.replay + o + 2);
             if (t > last) last = t;
             uint16_t ty = els_get16(sock.replay + o);
-            int32_t sz = sock.stream.sizes[ty];
+            int32_t sz = els_type_size(&sock.stream, ty);
             o += (sz == ELS_SIZE_VARIABLE) ? (size_t)12 + els_get16(sock.replay + o + 10)
                                            : 10 + (size_t)sz;
         }
@@ -523,6 +580,19 @@ start_client_stream(Client *cl)
                                  "events was truncated: some IPE or init events are missing");
         if (m != NULL) { queue_push(&cl->q, m); chunk_unref(m); }
     }
+}
+
+/* Would some client queue a unit of len bytes? (Conservatively ignores
+ * the small loss report that may have to go first.) */
+static bool
+any_client_takes(size_t len)
+{
+    for (int i = 0; i < sock.nclients; i++) {
+        Client *cl = sock.clients[i];
+        if (cl->need_header || cl->dead || cl->closing || cl->paused) continue;
+        if (cl->q.bytes + len <= sock.bound) return true;
+    }
+    return false;
 }
 
 static void
@@ -560,7 +630,7 @@ on_unit(void *ctx, const ElsUnit *u)
         break;
     }
 
-    if (sock.nclients > 0) {
+    if (sock.nclients > 0 && (u->kind == ELS_UNIT_DATA_END || any_client_takes(u->len))) {
         c = chunk_new(u->len);
         if (c == NULL) return;
         memcpy(c->data, u->bytes, u->len);
@@ -568,15 +638,32 @@ on_unit(void *ctx, const ElsUnit *u)
             Client *cl = sock.clients[i];
             if (cl->need_header) continue;
             if (u->kind == ELS_UNIT_DATA_END) {
-                /* the end marker is never dropped: the stream must end */
-                if (!cl->dead && !cl->closing) queue_push(&cl->q, c);
-                cl->closing = true;
+                client_end(cl, c);
             } else {
                 client_offer(cl, c);
             }
         }
         chunk_unref(c);
         *wake = true;
+    } else if (sock.nclients > 0) {
+        /* nobody has room: count the loss without copying the unit */
+        long nev = (u->kind == ELS_UNIT_BLOCK)
+                 ? els_block_events(&sock.stream, u->bytes, u->len, NULL, NULL) : 1;
+        if (nev < 0) nev = 0;
+        for (int i = 0; i < sock.nclients; i++) {
+            Client *cl = sock.clients[i];
+            if (cl->need_header || cl->dead || cl->closing) continue;
+            if (cl->paused) {
+                cl->skipped_bytes += u->len;
+                cl->skipped_events += (uint64_t)nev;
+            } else {
+                cl->lost_bytes += u->len;
+                cl->lost_events += (uint64_t)nev;
+                cl->lost_blocks++;
+                sock.stats.bytes_dropped += u->len;
+                sock.stats.events_dropped += (uint64_t)nev;
+            }
+        }
     }
 
     if (u->kind == ELS_UNIT_DATA_END) {
@@ -1009,14 +1096,13 @@ send_client(Client *cl)
             size_t rem = c->len - q->sent;
             if (left >= rem) {
                 left -= rem;
-                q->bytes -= rem;
+                q->bytes -= c->len;   /* a chunk counts whole until sent */
                 q->sent = 0;
                 q->head = (q->head + 1) % q->cap;
                 q->count--;
                 chunk_unref(c);
             } else {
                 q->sent += left;
-                q->bytes -= left;
                 left = 0;
             }
         }

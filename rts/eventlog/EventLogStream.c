@@ -29,8 +29,13 @@ bool
 els_init(ElsStream *s, size_t max_unit)
 {
     memset(s, 0, sizeof(*s));
-    s->sizes = malloc(ELS_NUM_TYPES * sizeof(int32_t));
-    if (s->sizes == NULL) return false;
+    s->sizes = calloc(ELS_NUM_TYPES, sizeof(int32_t));
+    s->declared = malloc(ELS_NUM_TYPES * sizeof(uint16_t));
+    if (s->sizes == NULL || s->declared == NULL) {
+        free(s->sizes);
+        free(s->declared);
+        return false;
+    }
     s->max_unit = max_unit;
     els_reset(s);
     return true;
@@ -39,7 +44,8 @@ els_init(ElsStream *s, size_t max_unit)
 void
 els_reset(ElsStream *s)
 {
-    for (size_t i = 0; i < ELS_NUM_TYPES; i++) s->sizes[i] = ELS_SIZE_UNKNOWN;
+    for (size_t i = 0; i < s->ndeclared; i++) s->sizes[s->declared[i]] = 0;
+    s->ndeclared = 0;
     s->state = ELS_IN_HEADER;
     s->pending_len = 0;
     s->offset = 0;
@@ -50,6 +56,7 @@ void
 els_free(ElsStream *s)
 {
     free(s->sizes);
+    free(s->declared);
     free(s->pending);
     memset(s, 0, sizeof(*s));
 }
@@ -115,7 +122,8 @@ header_len(ElsStream *s, const uint8_t *buf, size_t len)
         q += 12 + dlen;
         uint32_t xlen = els_get32(buf + q);
         q += 4 + xlen + 4;
-        s->sizes[num] = (size == 0xffff) ? ELS_SIZE_VARIABLE : (int32_t)size;
+        if (s->sizes[num] == 0) s->declared[s->ndeclared++] = num;
+        s->sizes[num] = ((size == 0xffff) ? ELS_SIZE_VARIABLE : (int32_t)size) + 2;
     }
     return (long)p;
 }
@@ -127,7 +135,7 @@ event_len(const ElsStream *s, const uint8_t *buf, size_t len)
 {
     if (len < 2) return 0;
     uint16_t type = els_get16(buf);
-    int32_t size = s->sizes[type];
+    int32_t size = els_type_size(s, type);
     if (size == ELS_SIZE_UNKNOWN) return -1;
     if (size == ELS_SIZE_VARIABLE) {
         if (len < 12) return 0;
@@ -164,7 +172,7 @@ next_unit(ElsStream *s, const uint8_t *buf, size_t len, ElsUnit *u)
             return 2;
         }
         if (els_get16(buf) == ELS_BLOCK_MARKER_TYPE) {
-            if (s->sizes[ELS_BLOCK_MARKER_TYPE] == ELS_SIZE_UNKNOWN) {
+            if (els_type_size(s, ELS_BLOCK_MARKER_TYPE) == ELS_SIZE_UNKNOWN) {
                 s->error = ELS_ERR_UNKNOWN_EVENT; return -1;
             }
             if (len < ELS_BLOCK_MARKER_LEN) return 0;

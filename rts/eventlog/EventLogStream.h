@@ -65,7 +65,11 @@ typedef enum { ELS_IN_HEADER, ELS_IN_DATA, ELS_ENDED } ElsState;
 
 typedef struct {
     ElsState state;
-    int32_t *sizes;          /* ELS_NUM_TYPES entries, ELS_SIZE_* or >= 0 */
+    int32_t *sizes;          /* ELS_NUM_TYPES entries: 0 unknown, 1 variable,
+                                n + 2 for a fixed payload of n bytes; calloc'd,
+                                so only declared types' pages are touched */
+    uint16_t *declared;      /* the types the header declared */
+    size_t ndeclared;
     uint8_t *pending;        /* bytes of an incomplete unit */
     size_t pending_len;
     size_t pending_cap;
@@ -92,6 +96,11 @@ const char *els_strerror(ElsError e);
  * events, or -1 if the block is malformed. */
 typedef void (*ElsEventFn)(void *ctx, uint16_t type,
                            const uint8_t *ev, size_t len);
+
+/* The declared payload size of an event type: ELS_SIZE_UNKNOWN,
+ * ELS_SIZE_VARIABLE or the fixed size. */
+static inline int32_t els_type_size(const ElsStream *s, uint16_t type)
+{ return s->sizes[type] - 2; }
 long els_block_events(const ElsStream *s, const uint8_t *block, size_t len,
                       ElsEventFn fn, void *ctx);
 
