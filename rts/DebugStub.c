@@ -872,7 +872,22 @@ handleRequest (Conn *c, uint32_t cmd)
 
     case CMD_SOURCE_INFO: {
         if (!have(c, 8)) goto malformed;
-        InfoProvEnt *e = lookupIPE((StgInfoTable *) getPtr(c));
+        StgWord p = getPtr(c);
+        // lookupIPE reads the info table (its closure type and, for a
+        // constructor, its description) and caches an entry per pointer:
+        // only a verified info table may reach it.
+        const StgInfoTable *info = stubInfoTable(p, sizeof(StgInfoTable), &why);
+        if (info == NULL) goto bad_address;
+        if (info->type >= CONSTR && info->type <= CONSTR_NOCAF) {
+            const StgInfoTable *ci;
+            if (!conInfo(p, &ci, &why)) goto bad_address;
+            StgWord desc = (StgWord) GET_CON_DESC(CON_INFO_PTR_TO_STRUCT((StgInfoTable *) p));
+            if (stubStaticStrlen(desc) < 0) {
+                why = "constructor name not readable";
+                goto bad_address;
+            }
+        }
+        InfoProvEnt *e = lookupIPE((StgInfoTable *) p);
         if (e == NULL) {
             put32be(c, 0);
         } else {

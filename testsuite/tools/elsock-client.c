@@ -157,17 +157,21 @@ int main(int argc, char **argv)
     }
     if (foreign) send_command(fd, "my-app", 1);
     sleep_s(stall);
-    for (int i = 0; i < ncontrols; i++) {
-        send_command(fd, "eventlog-socket", controls[i]);
-        if (i + 1 < ncontrols) sleep_s(gap);
-    }
+    /* commands go out on schedule from inside the read loop, so that the
+     * client keeps reading while it sends them */
+    int sent_controls = 0;
+    double next_control = now();
 
-    struct timeval tv = { 0, 200000 };
+    struct timeval tv = { 0, 50000 };
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     double stop_at = seconds >= 0 ? now() + seconds : -1;
     long long total = 0;
     char buf[65536];
     for (;;) {
+        if (sent_controls < ncontrols && now() >= next_control) {
+            send_command(fd, "eventlog-socket", controls[sent_controls++]);
+            next_control = now() + gap;
+        }
         if (stop_at > 0 && now() > stop_at) break;
         ssize_t r = recv(fd, buf, sizeof buf, 0);
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
