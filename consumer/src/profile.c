@@ -677,6 +677,9 @@ static void profile_band_stats(const profile *p, profile_band *b, double mt,
         var_v = 0;
     b->stddev = sqrt(var_v);
     double cov = b->sum_tv / n - mt * b->mean;
+    /* a constant band: what is left is rounding, not growth */
+    if (fabs(cov) <= 1e-12 * fabs(b->sum_tv / n))
+        cov = 0;
     b->slope = var_t > 0 ? cov / var_t : 0;
     b->intercept = b->mean - b->slope * mt;
     b->r2 = var_t > 0 && var_v > 0 ? cov * cov / (var_t * var_v) : 0;
