@@ -400,12 +400,12 @@
     return [['desc', 'Description', 'the info table\'s label'], ['ctype', 'Closure type', 'closure type of the info table'],
       ['type', 'Type', 'package:Module of the constructor\'s type'], ['module', 'Module', 'module that defines it'],
       ['loc', 'Source location', 'file:line:col-col']].map(function (d) {
-      return { key: d[0], title: d[1], help: d[2], get: function (r) { return S[T[d[0]][r]]; } };
+      return { key: d[0], title: d[1], help: d[2], width: 'minmax(60px,1fr)', get: function (r) { return S[T[d[0]][r]]; } };
     });
   }
 
   function numCol(T, key, title, fmt, help) {
-    return { key: key, title: title, help: help, num: true, width: 'minmax(90px,0.7fr)',
+    return { key: key, title: title, help: help, num: true, width: 'minmax(64px,0.7fr)',
       get: function (r) { return T[key][r]; }, fmt: fmt || function (v) { return fmtNum(v); } };
   }
 
@@ -418,11 +418,11 @@
   function profileTable(container, T, P) {
     var col = chartColourOf(P);
     var cols = [
-      { key: 'rank', title: '#', num: true, width: '52px', get: function (r) { return r + 1; } },
+      { key: 'rank', title: '#', num: true, width: '44px', get: function (r) { return r + 1; } },
       { key: 'spark', title: 'over time', width: '90px', filter: false, sortable: false,
         get: function () { return null; }, spark: function (r) { return T.spark[r]; },
         sparkColour: function (r) { return col(S[T.label[r]]); } },
-      { key: 'label', title: 'Band', width: 'minmax(200px,2.5fr)', get: function (r) { return S[T.label[r]]; },
+      { key: 'label', title: 'Band', width: 'minmax(180px,2.5fr)', get: function (r) { return S[T.label[r]]; },
         swatch: function (r) { return col(S[T.label[r]]); },
         tip: function (r) { return S[T.label[r]] + (T.key && S[T.key[r]] !== S[T.label[r]] ? '  (' + S[T.key[r]] + ')' : ''); } }
     ].concat(ipeCols(T)).concat([
@@ -438,12 +438,12 @@
   function diffTable(container, T, A, B) {
     var colA = chartColourOf(A);
     var cols = [
-      { key: 'rank', title: '#', num: true, width: '52px', get: function (r) { return r + 1; } },
+      { key: 'rank', title: '#', num: true, width: '44px', get: function (r) { return r + 1; } },
       { key: 'spark_a', title: 'A', width: '90px', filter: false, sortable: false, get: function () { return null; },
         spark: function (r) { return T.spark_a[r]; } },
       { key: 'spark_b', title: 'B', width: '90px', filter: false, sortable: false, get: function () { return null; },
         spark: function (r) { return T.spark_b[r]; }, sparkColour: function () { return '#e15759'; } },
-      { key: 'label', title: 'Band', width: 'minmax(200px,2.5fr)', get: function (r) { return S[T.label[r]]; },
+      { key: 'label', title: 'Band', width: 'minmax(180px,2.5fr)', get: function (r) { return S[T.label[r]]; },
         swatch: function (r) { return colA(S[T.label[r]]); } }
     ].concat(ipeCols(T)).concat([
       numCol(T, 'growth', 'Growth', fmtBytes, 'mean bytes in B minus mean bytes in A'),
