@@ -19,8 +19,8 @@ static const char diff_usage[] =
     "\n"
     "options:\n"
     "  -o, --output=FILE   where to write (required for HTML; '-' for stdout)\n"
-    "  --json              write the data as JSON (default: stdout)\n" HTML_OPTS_HELP
-    CLI_COMMON_HELP;
+    "  --json              write the data as JSON (default: "
+    "stdout)\n" HTML_OPTS_HELP CLI_COMMON_HELP;
 
 static int diff_run(int argc, char **argv)
 {

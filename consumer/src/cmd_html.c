@@ -21,10 +21,11 @@ static const char html_usage[] =
     "table of every band (for -hi with its provenance).\n"
     "\n"
     "options:\n"
-    "  -o, --output=FILE   where to write (default INPUT.html; '-' for stdout;\n"
+    "  -o, --output=FILE   where to write (default INPUT.html; '-' for "
+    "stdout;\n"
     "                      with --json the default is stdout)\n"
-    "  --json              write the report's data as JSON instead\n" HTML_OPTS_HELP
-    CLI_COMMON_HELP;
+    "  --json              write the report's data as JSON "
+    "instead\n" HTML_OPTS_HELP CLI_COMMON_HELP;
 
 static int html_run(int argc, char **argv)
 {
@@ -67,17 +68,17 @@ static int html_run(int argc, char **argv)
     const char *input = argv[optind];
     char *defout = NULL;
     if (!output) {
-        if (json || strcmp(input, "-") == 0 || strncmp(input, "unix:", 5) == 0 ||
-            strncmp(input, "tcp:", 4) == 0) {
+        if (json || strcmp(input, "-") == 0 ||
+            strncmp(input, "unix:", 5) == 0 || strncmp(input, "tcp:", 4) == 0) {
             output = "-";
         } else {
-            defout = malloc(strlen(input) + 6);
+            size_t len = strlen(input) + sizeof(".html");
+            defout = malloc(len);
             if (!defout) {
                 html_opts_free(&ho);
                 return CLI_EXIT_DATA;
             }
-            strcpy(defout, input);
-            strcat(defout, ".html");
+            snprintf(defout, len, "%s.html", input);
             output = defout;
         }
     }

@@ -24,11 +24,21 @@ int html_opts_option(html_opts *o, int code, const char *arg)
 {
     char *end;
     switch (code) {
-    case 'p': o->force_hp = 1; return 0;
-    case 'i': o->include[o->popts.ninclude++] = arg; return 0;
-    case 'x': o->exclude[o->popts.nexclude++] = arg; return 0;
-    case 1100: o->popts.no_traces = 1; return 0;
-    case 1101: o->popts.trace_events = 1; return 0;
+    case 'p':
+        o->force_hp = 1;
+        return 0;
+    case 'i':
+        o->include[o->popts.ninclude++] = arg;
+        return 0;
+    case 'x':
+        o->exclude[o->popts.nexclude++] = arg;
+        return 0;
+    case 1100:
+        o->popts.no_traces = 1;
+        return 0;
+    case 1101:
+        o->popts.trace_events = 1;
+        return 0;
     case 1102: {
         long n = strtol(arg, &end, 10);
         if (*end || end == arg || n < 0)
@@ -36,8 +46,11 @@ int html_opts_option(html_opts *o, int code, const char *arg)
         o->ropts.bands = (size_t)n;
         return 0;
     }
-    case 1103: return report_parse_sort(arg, &o->ropts.sort);
-    case 1104: o->ropts.reverse = 1; return 0;
+    case 1103:
+        return report_parse_sort(arg, &o->ropts.sort);
+    case 1104:
+        o->ropts.reverse = 1;
+        return 0;
     case 1105: {
         size_t v;
         if (cli_parse_size(arg, &v) != 0)
@@ -45,6 +58,7 @@ int html_opts_option(html_opts *o, int code, const char *arg)
         o->ropts.y_axis = (double)v;
         return 0;
     }
-    default: return 1;
+    default:
+        return 1;
     }
 }

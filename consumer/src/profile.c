@@ -112,15 +112,24 @@ void profile_free(profile *p)
 void profile_wanted(uint8_t *wanted)
 {
     static const uint16_t types[] = {
-        EL_PROGRAM_ARGS,     EL_RTS_IDENTIFIER,
-        EL_WALL_CLOCK_TIME,  EL_HEAP_INFO_GHC,
-        EL_HEAP_SIZE,        EL_HEAP_LIVE,
-        EL_BLOCKS_SIZE,      EL_MEM_RETURN,
-        EL_HEAP_PROF_BEGIN,  EL_HEAP_PROF_COST_CENTRE,
-        EL_HEAP_PROF_SAMPLE_BEGIN, EL_HEAP_BIO_PROF_SAMPLE_BEGIN,
-        EL_HEAP_PROF_SAMPLE_STRING, EL_HEAP_PROF_SAMPLE_COST_CENTRE,
-        EL_HEAP_PROF_SAMPLE_END, EL_IPE,
-        EL_USER_MARKER,      EL_USER_MSG,
+        EL_PROGRAM_ARGS,
+        EL_RTS_IDENTIFIER,
+        EL_WALL_CLOCK_TIME,
+        EL_HEAP_INFO_GHC,
+        EL_HEAP_SIZE,
+        EL_HEAP_LIVE,
+        EL_BLOCKS_SIZE,
+        EL_MEM_RETURN,
+        EL_HEAP_PROF_BEGIN,
+        EL_HEAP_PROF_COST_CENTRE,
+        EL_HEAP_PROF_SAMPLE_BEGIN,
+        EL_HEAP_BIO_PROF_SAMPLE_BEGIN,
+        EL_HEAP_PROF_SAMPLE_STRING,
+        EL_HEAP_PROF_SAMPLE_COST_CENTRE,
+        EL_HEAP_PROF_SAMPLE_END,
+        EL_IPE,
+        EL_USER_MARKER,
+        EL_USER_MSG,
     };
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
         wanted[types[i]] = 1;
@@ -133,8 +142,11 @@ void profile_wanted(uint8_t *wanted)
 static int profile_grid_merge(profile *p, int shrink)
 {
     size_t half = p->nb / 2;
+    if (half == 0)
+        return -1;
     for (size_t i = 0; i < half; i++) {
-        p->bucket_count[i] = p->bucket_count[2 * i] + p->bucket_count[2 * i + 1];
+        p->bucket_count[i] =
+            p->bucket_count[2 * i] + p->bucket_count[2 * i + 1];
         p->bucket_tsum[i] = p->bucket_tsum[2 * i] + p->bucket_tsum[2 * i + 1];
     }
     memset(p->bucket_count + half, 0, half * sizeof(uint32_t));
@@ -233,8 +245,7 @@ static int profile_index_grow(profile *p)
 }
 
 /* The band for a label, created if new; NULL when out of memory. */
-static profile_band *profile_band_get(profile *p, const char *label,
-                                      size_t len)
+static profile_band *profile_band_get(profile *p, const char *label, size_t len)
 {
     uint64_t h = profile_hash(label, len);
     if (p->index_cap) {
@@ -423,8 +434,7 @@ static char *profile_dup(el_str s)
 static int profile_ccs_label(profile *p, const el_event *ev, size_t *len)
 {
     size_t n = 0;
-    for (unsigned i = 0; i < ev->u.sample_cc.depth || (i == 0 && n == 0);
-         i++) {
+    for (unsigned i = 0; i < ev->u.sample_cc.depth || (i == 0 && n == 0); i++) {
         char tmp[24];
         const char *name;
         if (ev->u.sample_cc.depth == 0) {
@@ -497,8 +507,7 @@ int profile_sink(void *ctx, const el_event *ev, const el_typetab *types)
         profile_heap_point(p, t, PROFILE_HEAP_SIZE, (double)ev->u.heap.bytes);
         break;
     case EL_BLOCKS_SIZE:
-        profile_heap_point(p, t, PROFILE_BLOCKS_SIZE,
-                           (double)ev->u.heap.bytes);
+        profile_heap_point(p, t, PROFILE_BLOCKS_SIZE, (double)ev->u.heap.bytes);
         break;
     case EL_HEAP_LIVE:
         profile_heap_point(p, t, PROFILE_LIVE, (double)ev->u.heap.bytes);
@@ -632,8 +641,7 @@ int profile_read_hp(profile *p, FILE *f, char *msg, size_t msglen)
             while (ll > 0 && (line[ll - 1] == ' ' || line[ll - 1] == '\t'))
                 ll--;
             if (sp == line || *end || ll == 0) {
-                snprintf(msg, msglen, "line %lu: expected LABEL BYTES",
-                         lineno);
+                snprintf(msg, msglen, "line %lu: expected LABEL BYTES", lineno);
                 rc = -1;
                 break;
             }

@@ -31,8 +31,8 @@
 #include <stdio.h>
 
 typedef struct profile_opts {
-    int no_traces;      /* drop markers and messages altogether */
-    int trace_events;   /* also keep traceEvent (EL_USER_MSG) messages */
+    int no_traces;        /* drop markers and messages altogether */
+    int trace_events;     /* also keep traceEvent (EL_USER_MSG) messages */
     const char **include; /* keep traces containing one of these */
     size_t ninclude;
     const char **exclude; /* drop traces containing one of these */
@@ -53,28 +53,33 @@ typedef struct profile_band {
     uint64_t present; /* censuses with a value */
     float *buckets;   /* sum of values per time bucket, or NULL */
     /* set by profile_finish() */
-    char *name;             /* display name (owned), never NULL */
-    const ipe_entry *ipe;   /* -hi provenance, or NULL */
+    char *name;           /* display name (owned), never NULL */
+    const ipe_entry *ipe; /* -hi provenance, or NULL */
     double mean, stddev, intercept, slope, r2; /* bytes, bytes/s */
     double size_mib_s;                         /* integral in MiB*s */
 } profile_band;
 
 typedef struct profile_trace {
     double t;
-    char *text; /* owned */
+    char *text;   /* owned */
     int is_event; /* 1: traceEvent message, 0: traceMarker */
 } profile_trace;
 
-enum { PROFILE_HEAP_SIZE, PROFILE_BLOCKS_SIZE, PROFILE_LIVE, PROFILE_RETURNED,
-       PROFILE_NHEAP };
+enum {
+    PROFILE_HEAP_SIZE,
+    PROFILE_BLOCKS_SIZE,
+    PROFILE_LIVE,
+    PROFILE_RETURNED,
+    PROFILE_NHEAP
+};
 
 typedef struct profile {
     profile_opts opts;
     /* meta */
-    char *args;    /* program arguments, NUL-separated (owned) */
+    char *args; /* program arguments, NUL-separated (owned) */
     size_t args_len;
-    char *rts_id;  /* "GHC-9.0.2 rts_thr" */
-    char date[64]; /* wall-clock time of the start, or "" */
+    char *rts_id;       /* "GHC-9.0.2 rts_thr" */
+    char date[64];      /* wall-clock time of the start, or "" */
     uint32_t breakdown; /* 0: no heap profile begin seen */
     uint64_t interval_ns;
     int from_hp; /* read from a .hp file */
@@ -92,8 +97,8 @@ typedef struct profile {
     uint32_t *index; /* open addressing: band number + 1, 0 empty */
     size_t index_cap;
     /* the time grid of band series */
-    size_t nb;     /* buckets (power of two) */
-    double bw;     /* bucket width, seconds */
+    size_t nb; /* buckets (power of two) */
+    double bw; /* bucket width, seconds */
     uint32_t *bucket_count;
     double *bucket_tsum;
     size_t budget;

@@ -40,7 +40,8 @@ static const char *report_sort_name(report_sort s)
     return names[s];
 }
 
-/* ---- JSON output ---------------------------------------------------------- */
+/* ---- JSON output ----------------------------------------------------------
+ */
 
 /* The string dictionary: each distinct string once, referred to by index. */
 typedef struct report_dict {
@@ -168,8 +169,7 @@ static void report_json_str(FILE *f, const char *str, size_t len)
             putc('\\', f);
             putc(c, f);
             i++;
-        } else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' ||
-                   c == '&') {
+        } else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&') {
             fprintf(f, "\\u%04x", c);
             i++;
         } else if (c < 0x80) {
@@ -218,10 +218,20 @@ static int report_cmp_key(const profile_band *x, const profile_band *y,
 {
     double a = 0, b = 0;
     switch (sort) {
-    case REPORT_SORT_SIZE: a = x->integral; b = y->integral; break;
-    case REPORT_SORT_STDDEV: a = x->stddev; b = y->stddev; break;
-    case REPORT_SORT_GRADIENT: a = x->slope; b = y->slope; break;
-    case REPORT_SORT_NAME: return strcmp(x->name, y->name);
+    case REPORT_SORT_SIZE:
+        a = x->integral;
+        b = y->integral;
+        break;
+    case REPORT_SORT_STDDEV:
+        a = x->stddev;
+        b = y->stddev;
+        break;
+    case REPORT_SORT_GRADIENT:
+        a = x->slope;
+        b = y->slope;
+        break;
+    case REPORT_SORT_NAME:
+        return strcmp(x->name, y->name);
     }
     if (a != b)
         return a > b ? -1 : 1;
@@ -241,12 +251,12 @@ static int report_rank_cmp(const void *a, const void *b)
 }
 
 /* The bands in report order (--sort, --reverse); malloc'd, or NULL. */
-static const profile_band **report_order(const profile *p,
-                                         const report_opts *o)
+static const profile_band **report_order(const profile *p, const report_opts *o)
 {
     size_t n = p->nbands;
     report_rank *r = malloc((n ? n : 1) * sizeof(*r));
-    const profile_band **out = malloc((n ? n : 1) * sizeof(*out));
+    const profile_band **out =
+        malloc((n ? n : 1) * sizeof(const profile_band *));
     if (!r || !out) {
         free(r);
         free(out);
@@ -362,17 +372,15 @@ static void report_meta(report_out *o, const profile *p, const char *input)
                 continue;
             }
             if (mode == 1) {
-                fprintf(rf, "%s%ld", nr++ ? "," : "",
-                        report_dict_id(o, a, al));
+                fprintf(rf, "%s%ld", nr++ ? "," : "", report_dict_id(o, a, al));
             } else {
-                fprintf(f, "%s%ld", na++ ? "," : "",
-                        report_dict_id(o, a, al));
+                fprintf(f, "%s%ld", na++ ? "," : "", report_dict_id(o, a, al));
             }
         }
     } else if (p->hp_job && prog[plen]) {
         /* a .hp's JOB is one string: show the rest as one argument */
-        fprintf(f, "%ld", report_dict_id(o, prog + plen + 1,
-                                          strlen(prog + plen + 1)));
+        fprintf(f, "%ld",
+                report_dict_id(o, prog + plen + 1, strlen(prog + plen + 1)));
     }
     if (fclose(rf) != 0)
         o->nomem = 1;
@@ -383,13 +391,12 @@ static void report_meta(report_out *o, const profile *p, const char *input)
     fputs(",\"date\":", f);
     report_sid(o, p->date[0] ? p->date : (p->hp_date ? p->hp_date : ""));
     fputs(",\"breakdown\":", f);
-    static const char *const names[] = {
-        "",   "-hc", "-hm", "-hd", "-hy", "-hr", "-hb", "-hT", "-hi"};
+    static const char *const names[] = {"",    "-hc", "-hm", "-hd", "-hy",
+                                        "-hr", "-hb", "-hT", "-hi"};
     report_sid(o, p->breakdown < 9 ? names[p->breakdown] : "");
     fputs(",\"interval_s\":", f);
     report_num(f, p->interval_ns ? (double)p->interval_ns / 1e9 : NAN);
-    fprintf(f,
-            ",\"samples\":%zu,\"bands\":%zu,\"duration_s\":", p->nsamples,
+    fprintf(f, ",\"samples\":%zu,\"bands\":%zu,\"duration_s\":", p->nsamples,
             p->nbands);
     report_num(f, p->last_time);
     fprintf(f,
@@ -463,8 +470,8 @@ static void report_chart(report_out *o, const profile *p,
 static void report_heap(report_out *o, const profile *p)
 {
     FILE *f = o->f;
-    static const char *const names[PROFILE_NHEAP] = {
-        "heap_size", "blocks_size", "live_bytes", "returned"};
+    static const char *const names[PROFILE_NHEAP] = {"heap_size", "blocks_size",
+                                                     "live_bytes", "returned"};
     fputs("{\"times\":[", f);
     int first = 1;
     for (size_t i = 0; i < p->hnb; i++) {
@@ -505,8 +512,7 @@ static void report_traces(report_out *o, const profile *p)
     putc(']', f);
 }
 
-static void report_profile(report_out *o, const profile *p,
-                           const char *input,
+static void report_profile(report_out *o, const profile *p, const char *input,
                            const profile_band *const *chart,
                            const char *const *labels, size_t nchart)
 {
@@ -534,8 +540,9 @@ static void report_ipe_cols(const profile_band *b, const char *col[5])
 
 static void report_options(FILE *f, const report_opts *o)
 {
-    fprintf(f, ",\"options\":{\"bands\":%zu,\"sort\":\"%s\",\"reverse\":%s,"
-               "\"y_axis\":",
+    fprintf(f,
+            ",\"options\":{\"bands\":%zu,\"sort\":\"%s\",\"reverse\":%s,"
+            "\"y_axis\":",
             o->bands, report_sort_name(o->sort), o->reverse ? "true" : "false");
     report_num(f, o->y_axis > 0 ? o->y_axis : NAN);
     putc('}', f);
@@ -553,13 +560,34 @@ static void report_strings(report_out *o)
 }
 
 typedef double (*report_field_fn)(const profile_band *b);
-static double report_f_size(const profile_band *b) { return b->size_mib_s; }
-static double report_f_mean(const profile_band *b) { return b->mean; }
-static double report_f_max(const profile_band *b) { return b->max_v; }
-static double report_f_stddev(const profile_band *b) { return b->stddev; }
-static double report_f_intercept(const profile_band *b) { return b->intercept; }
-static double report_f_slope(const profile_band *b) { return b->slope; }
-static double report_f_r2(const profile_band *b) { return b->r2; }
+static double report_f_size(const profile_band *b)
+{
+    return b->size_mib_s;
+}
+static double report_f_mean(const profile_band *b)
+{
+    return b->mean;
+}
+static double report_f_max(const profile_band *b)
+{
+    return b->max_v;
+}
+static double report_f_stddev(const profile_band *b)
+{
+    return b->stddev;
+}
+static double report_f_intercept(const profile_band *b)
+{
+    return b->intercept;
+}
+static double report_f_slope(const profile_band *b)
+{
+    return b->slope;
+}
+static double report_f_r2(const profile_band *b)
+{
+    return b->r2;
+}
 
 static void report_column(FILE *f, const char *name,
                           const profile_band *const *rows, size_t n,
@@ -582,8 +610,8 @@ static int report_json_profile(report_out *o, const profile *p,
 {
     FILE *f = o->f;
     const profile_band **order = report_order(p, opts);
-    size_t nchart = opts->bands && opts->bands < p->nbands ? opts->bands
-                                                           : p->nbands;
+    size_t nchart =
+        opts->bands && opts->bands < p->nbands ? opts->bands : p->nbands;
     const char **labels = malloc((nchart ? nchart : 1) * sizeof(char *));
     size_t nbk;
     size_t *bk = report_buckets(p, &nbk);
@@ -609,8 +637,8 @@ static int report_json_profile(report_out *o, const profile *p,
                 report_dict_id(o, order[i]->key, order[i]->key_len));
     putc(']', f);
     if (ipe) {
-        static const char *const cols[5] = {"desc", "ctype", "type",
-                                            "module", "loc"};
+        static const char *const cols[5] = {"desc", "ctype", "type", "module",
+                                            "loc"};
         for (int c = 0; c < 5; c++) {
             fprintf(f, ",\"%s\":[", cols[c]);
             for (size_t i = 0; i < p->nbands; i++) {
@@ -707,8 +735,8 @@ static report_pair *report_pairs(const profile *a, const profile *b,
     qsort(all, m, sizeof(*all), report_pair_name_cmp);
     size_t k = 0;
     for (size_t i = 0; i < m; i++) {
-        if (k && strcmp(all[k - 1].name, all[i].name) == 0 &&
-            all[k - 1].a && !all[k - 1].b && all[i].b) {
+        if (k && strcmp(all[k - 1].name, all[i].name) == 0 && all[k - 1].a &&
+            !all[k - 1].b && all[i].b) {
             all[k - 1].b = all[i].b;
             continue;
         }
@@ -726,8 +754,14 @@ static report_pair *report_pairs(const profile *a, const profile *b,
 }
 
 typedef const profile_band *(*report_side_fn)(const report_pair *r);
-static const profile_band *report_side_a(const report_pair *r) { return r->a; }
-static const profile_band *report_side_b(const report_pair *r) { return r->b; }
+static const profile_band *report_side_a(const report_pair *r)
+{
+    return r->a;
+}
+static const profile_band *report_side_b(const report_pair *r)
+{
+    return r->b;
+}
 
 static void report_pair_column(FILE *f, const char *name,
                                const report_pair *rows, size_t n,
@@ -746,16 +780,19 @@ static void report_pair_column(FILE *f, const char *name,
     putc(']', f);
 }
 
-static int report_json_diff(report_out *o, const profile *a,
-                            const profile *b, const report_opts *opts)
+static int report_json_diff(report_out *o, const profile *a, const profile *b,
+                            const report_opts *opts)
 {
     FILE *f = o->f;
     size_t n = 0;
     report_pair *rows = report_pairs(a, b, &n);
     size_t nchart = opts->bands && opts->bands < n ? opts->bands : n;
-    const report_pair **byPeak = malloc((n ? n : 1) * sizeof(*byPeak));
-    const profile_band **ca = malloc((nchart ? nchart : 1) * sizeof(*ca));
-    const profile_band **cb = malloc((nchart ? nchart : 1) * sizeof(*cb));
+    const report_pair **byPeak =
+        malloc((n ? n : 1) * sizeof(const report_pair *));
+    const profile_band **ca =
+        malloc((nchart ? nchart : 1) * sizeof(const profile_band *));
+    const profile_band **cb =
+        malloc((nchart ? nchart : 1) * sizeof(const profile_band *));
     const char **labels = malloc((nchart ? nchart : 1) * sizeof(char *));
     size_t nbka, nbkb;
     size_t *bka = report_buckets(a, &nbka), *bkb = report_buckets(b, &nbkb);
@@ -764,7 +801,7 @@ static int report_json_diff(report_out *o, const profile *a,
         goto out;
     for (size_t i = 0; i < n; i++)
         byPeak[i] = &rows[i];
-    qsort(byPeak, n, sizeof(*byPeak), report_pair_peak_cmp);
+    qsort(byPeak, n, sizeof(const report_pair *), report_pair_peak_cmp);
     for (size_t c = 0; c < nchart; c++) {
         ca[c] = byPeak[c]->a;
         cb[c] = byPeak[c]->b;
@@ -783,8 +820,8 @@ static int report_json_diff(report_out *o, const profile *a,
                 report_dict_id(o, rows[i].name, strlen(rows[i].name)));
     putc(']', f);
     if (ipe) {
-        static const char *const cols[5] = {"desc", "ctype", "type",
-                                            "module", "loc"};
+        static const char *const cols[5] = {"desc", "ctype", "type", "module",
+                                            "loc"};
         for (int c = 0; c < 5; c++) {
             fprintf(f, ",\"%s\":[", cols[c]);
             for (size_t i = 0; i < n; i++) {

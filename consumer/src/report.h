@@ -17,11 +17,11 @@ typedef enum report_sort {
 } report_sort;
 
 typedef struct report_opts {
-    size_t bands;      /* bands drawn in the charts, the rest is "other";
-                          0: all */
+    size_t bands; /* bands drawn in the charts, the rest is "other";
+                     0: all */
     report_sort sort;
     int reverse;
-    double y_axis;     /* fixed maximum of the area chart (bytes), 0: auto */
+    double y_axis; /* fixed maximum of the area chart (bytes), 0: auto */
     const char *input, *input_b; /* names shown in the page */
 } report_opts;
 

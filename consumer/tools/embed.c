@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int main(int argc, char **argv)
 {
@@ -35,9 +36,23 @@ int main(int argc, char **argv)
         fprintf(out, "static const unsigned char embed_%d[] = {", i);
         int c;
         unsigned long n = 0;
+        char tail[9] = {0}; /* the last 8 bytes, to spot a closing tag */
         while ((c = getc(in)) != EOF) {
             fprintf(out, "%s%d,", n % 20 ? "" : "\n", c);
             n++;
+            memmove(tail, tail + 1, 7);
+            tail[7] = (char)c;
+            /* Assets are inlined in <script>/<style> elements: a closing
+             * tag inside one would end it early. */
+            size_t nl = (size_t)(eq - argv[i]);
+            int inlined = (nl > 3 && strncmp(eq - 3, ".js", 3) == 0) ||
+                          (nl > 4 && strncmp(eq - 4, ".css", 4) == 0);
+            if (inlined && (strncasecmp(tail, "</script", 8) == 0 ||
+                            strncasecmp(tail + 1, "</style", 7) == 0)) {
+                fprintf(stderr, "embed: %s: contains a closing tag\n",
+                        eq + 1);
+                return 1;
+            }
         }
         fprintf(out, "0};\n");
         if (ferror(in)) {
@@ -52,12 +67,12 @@ int main(int argc, char **argv)
         fprintf(out, "    {\"%.*s\", embed_%d, sizeof(embed_%d) - 1},\n",
                 (int)(eq - argv[i]), argv[i], i, i);
     }
-    fprintf(out,
-            "};\n\nconst asset *assets_find(const char *name)\n{\n"
-            "    for (size_t i = 0; i < sizeof(embed_all) / sizeof(embed_all[0]); i++)\n"
-            "        if (strcmp(embed_all[i].name, name) == 0)\n"
-            "            return &embed_all[i];\n"
-            "    return NULL;\n}\n");
+    fprintf(out, "};\n\nconst asset *assets_find(const char *name)\n{\n"
+                 "    for (size_t i = 0; i < sizeof(embed_all) / "
+                 "sizeof(embed_all[0]); i++)\n"
+                 "        if (strcmp(embed_all[i].name, name) == 0)\n"
+                 "            return &embed_all[i];\n"
+                 "    return NULL;\n}\n");
     if (fclose(out) != 0) {
         perror(argv[1]);
         return 1;
