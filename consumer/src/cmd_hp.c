@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "ipe.h"
 #include "strmap.h"
 
 #include <ctype.h>
@@ -29,7 +30,7 @@ typedef struct hp_state {
     double sample_time, last_time;
     char *job;
     char date[64];
-    strmap *ipe;   /* info-table address -> band name */
+    ipe_table *ipe; /* -hi: info-table address -> provenance */
     strmap *ccs;   /* cost-centre id -> label */
     double pending[HP_MAX_PENDING_MARKS];
     size_t npending;
@@ -78,43 +79,20 @@ static void hp_end_sample(hp_state *s)
     hp_flush_marks(s);
 }
 
-static char *hp_ipe_name(const el_event *ev)
-{
-    /* table name, and the source span when there is one */
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    const el_str *name = ev->u.ipe.table_name.len ? &ev->u.ipe.table_name
-                                                  : &ev->u.ipe.label;
-    fwrite(name->ptr, 1, name->len, f);
-    if (ev->u.ipe.srcloc.len) {
-        putc('@', f);
-        fwrite(ev->u.ipe.srcloc.ptr, 1, ev->u.ipe.srcloc.len, f);
-    }
-    if (fclose(f) != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
 static void hp_put_label(hp_state *s, el_str label)
 {
+    uint64_t addr;
     if (s->breakdown == EL_BREAKDOWN_INFO_TABLE && !s->by_address &&
-        label.len > 2 && label.len < 40 && label.ptr[0] == '0' &&
-        (label.ptr[1] == 'x' || label.ptr[1] == 'X')) {
-        char tmp[40];
-        memcpy(tmp, label.ptr, label.len);
-        tmp[label.len] = 0;
-        char *end;
-        uint64_t addr = strtoull(tmp, &end, 16);
-        const char *name = *end ? NULL : strmap_get(s->ipe, addr);
+        ipe_parse_address(label, &addr) == 0) {
+        const ipe_entry *e = ipe_table_get(s->ipe, addr);
+        char *name = e ? ipe_band_name(e) : NULL;
         if (name) {
             hp_put_band(s->out, name, strlen(name));
+            free(name);
             return;
         }
+        if (e)
+            s->nomem = 1;
     }
     hp_put_band(s->out, label.ptr, label.len);
 }
@@ -151,13 +129,10 @@ static int hp_sink(void *ctx, const el_event *ev, const el_typetab *types)
     case EL_HEAP_PROF_BEGIN:
         s->breakdown = ev->u.heap_prof_begin.breakdown;
         break;
-    case EL_IPE: {
-        char *name = hp_ipe_name(ev);
-        if (!name || strmap_put(s->ipe, ev->u.ipe.info, name, strlen(name)))
+    case EL_IPE:
+        if (ipe_table_put(s->ipe, ev) != 0)
             s->nomem = 1;
-        free(name);
         break;
-    }
     case EL_HEAP_PROF_COST_CENTRE:
         if (strmap_put(s->ccs, ev->u.cost_centre.id,
                        ev->u.cost_centre.label.ptr,
@@ -258,7 +233,7 @@ static int hp_run(int argc, char **argv)
         return cli_usage_error(&cli_cmd_hp, "-o FILE.hp is required");
     if (optind != argc - 1)
         return cli_usage_error(&cli_cmd_hp, "expected one INPUT");
-    s.ipe = strmap_new();
+    s.ipe = ipe_table_new();
     s.ccs = strmap_new();
     if (!s.ipe || !s.ccs) {
         fprintf(stderr, "rtscope: out of memory\n");
@@ -266,7 +241,7 @@ static int hp_run(int argc, char **argv)
     }
     s.out = cli_open_output(output);
     if (!s.out) {
-        strmap_free(s.ipe);
+        ipe_table_free(s.ipe);
         strmap_free(s.ccs);
         return CLI_EXIT_USAGE;
     }
@@ -287,7 +262,7 @@ static int hp_run(int argc, char **argv)
             s.last_time);
     if (cli_close_output(s.out, output) != 0 && rc == CLI_EXIT_OK)
         rc = CLI_EXIT_DATA;
-    strmap_free(s.ipe);
+    ipe_table_free(s.ipe);
     strmap_free(s.ccs);
     free(s.job);
     return rc;

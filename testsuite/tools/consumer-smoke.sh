@@ -23,6 +23,9 @@ for log in "$W/logs/alloc.eventlog" "$W/logs/thr.eventlog"; do
     expect 0 "$R" stats --canonical "$log"
     expect 0 "$R" ipe "$log"
     expect 0 "$R" hp -o "$W/out.hp" "$log"
+    expect 0 "$R" html -o "$W/out.html" "$log"
+    expect 0 "$R" html -p --json "$W/out.hp"
+    expect 0 "$R" diff --json "$log" "$W/out.hp"
     expect 0 sh -c "cat '$log' | '$R' show -"
     expect 0 sh -c "cat '$log' | '$R' stats --merge-buffer=4K -"
     size=$(wc -c < "$log")

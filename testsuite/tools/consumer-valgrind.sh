@@ -14,9 +14,22 @@ for log in "$W/logs/alloc.eventlog" "$W/logs/thr.eventlog"; do
     $VG "$R" hp -o "$W/v.hp" "$log"
     $VG "$R" ipe "$log" >/dev/null
     $VG "$R" stats - < "$log" >/dev/null
+    $VG "$R" html -o "$W/v.html" "$log"
+    $VG "$R" html --json --bands 0 --sort name --include-trace-events "$log" >/dev/null
+    $VG "$R" html -p --json "$W/v.hp" >/dev/null
+    $VG "$R" diff -o "$W/d.html" "$log" "$W/v.hp"
     head -c $(( $(wc -c < "$log") / 2 )) "$log" > "$W/half"
     $VG "$R" stats --quiet "$W/half" >/dev/null
 done
+# -hi with IPE events and hostile strings, generated; no samples at all
+G=$(dirname "$R")/tools/gen-eventlog
+if [ -x "$G" ]; then
+    "$G" --tables 300 --samples 50 --weird "$W/hi.eventlog" 2>/dev/null
+    "$G" --no-samples --samples 10 "$W/none.eventlog" 2>/dev/null
+    $VG "$R" html -o "$W/hi.html" "$W/hi.eventlog"
+    $VG "$R" html --json "$W/none.eventlog" >/dev/null
+    $VG "$R" diff --json "$W/hi.eventlog" "$W/none.eventlog" >/dev/null
+fi
 head -c 4000 /dev/urandom > "$W/garbage"
 set +e
 $VG "$R" stats "$W/garbage" >/dev/null 2>&1

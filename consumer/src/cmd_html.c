@@ -1,0 +1,116 @@
+/* rtscope html: a heap-profile report as one self-contained HTML page (or
+ * its data as JSON), from an eventlog or a .hp file. The profile model
+ * (profile.c) is the sink; report.c writes the page. See docs/html.md. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "html_opts.h"
+#include "profile_load.h"
+#include "report.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char html_usage[] =
+    "usage: rtscope html [options] INPUT\n"
+    "\n"
+    "Write a heap-profile report of an eventlog (+RTS -hT -l, -hi -l, ...) or\n"
+    "of a .hp file: one self-contained HTML page (no network needed to view\n"
+    "it) with the stacked area chart, normalized and per-band line charts,\n"
+    "the heap pane, the run's facts, markers, and a searchable, sortable\n"
+    "table of every band (for -hi with its provenance).\n"
+    "\n"
+    "options:\n"
+    "  -o, --output=FILE   where to write (default INPUT.html; '-' for "
+    "stdout;\n"
+    "                      with --json the default is stdout)\n"
+    "  --json              write the report's data as JSON "
+    "instead\n" HTML_OPTS_HELP CLI_COMMON_HELP;
+
+static int html_run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"json", no_argument, NULL, 'J'},
+        HTML_OPTS_LONGOPTS,
+        CLI_COMMON_LONGOPTS,
+        {NULL, 0, NULL, 0},
+    };
+    html_opts ho;
+    const char *output = NULL;
+    int json = 0, c;
+    html_opts_init(&ho, argc);
+    if (!ho.include || !ho.exclude) {
+        html_opts_free(&ho);
+        fprintf(stderr, "rtscope: out of memory\n");
+        return CLI_EXIT_DATA;
+    }
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:pi:x:", longopts, NULL)) != -1) {
+        if (c == 'o') {
+            output = optarg;
+        } else if (c == 'J') {
+            json = 1;
+        } else {
+            int r = html_opts_option(&ho, c, optarg);
+            if (r == 1)
+                r = c == '?' ? -1 : cli_common_option(&ho.io, c, optarg);
+            if (r != 0) {
+                html_opts_free(&ho);
+                return cli_usage_error(&cli_cmd_html, "bad option or value");
+            }
+        }
+    }
+    if (optind != argc - 1) {
+        html_opts_free(&ho);
+        return cli_usage_error(&cli_cmd_html, "expected one INPUT");
+    }
+    const char *input = argv[optind];
+    char *defout = NULL;
+    if (!output) {
+        if (json || strcmp(input, "-") == 0 ||
+            strncmp(input, "unix:", 5) == 0 || strncmp(input, "tcp:", 4) == 0) {
+            output = "-";
+        } else {
+            size_t len = strlen(input) + sizeof(".html");
+            defout = malloc(len);
+            if (!defout) {
+                html_opts_free(&ho);
+                return CLI_EXIT_DATA;
+            }
+            snprintf(defout, len, "%s.html", input);
+            output = defout;
+        }
+    }
+    profile *p = profile_new(&ho.popts);
+    int rc = CLI_EXIT_DATA;
+    if (!p) {
+        fprintf(stderr, "rtscope: out of memory\n");
+    } else {
+        rc = profile_load(p, input, profile_load_is_hp(input, ho.force_hp),
+                          &ho.io);
+    }
+    if (rc == CLI_EXIT_OK) {
+        FILE *out = cli_open_output(output);
+        if (!out) {
+            rc = CLI_EXIT_USAGE;
+        } else {
+            ho.ropts.input = input;
+            int w = json ? report_write_json(out, p, &ho.ropts)
+                         : report_write_html(out, p, &ho.ropts);
+            if (cli_close_output(out, output) != 0 || w != 0)
+                rc = CLI_EXIT_DATA;
+        }
+    }
+    profile_free(p);
+    html_opts_free(&ho);
+    free(defout);
+    return rc;
+}
+
+const cli_command cli_cmd_html = {
+    "html",
+    "write a heap-profile report (HTML, or --json)",
+    html_usage,
+    html_run,
+};

@@ -1,0 +1,43 @@
+/* Info-table provenance: the table of EVENT_IPE entries by info-table
+ * address, and the names rtscope gives -hi bands from it. Shared by the
+ * sinks that name -hi bands (hp, html, diff). */
+#ifndef RTSCOPE_IPE_H
+#define RTSCOPE_IPE_H
+
+#include "rtscope/eventlog.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One EVENT_IPE entry; strings owned by the table, NUL-terminated (an
+ * embedded NUL cannot occur: the event's strings are NUL-terminated). */
+typedef struct ipe_entry {
+    uint64_t info;
+    const char *table_name, *closure_desc, *ty_desc, *label, *module, *srcloc;
+} ipe_entry;
+
+typedef struct ipe_table ipe_table;
+
+ipe_table *ipe_table_new(void);
+void ipe_table_free(ipe_table *t);
+/* Record an EL_IPE event (decoded); a later entry for an address replaces
+ * the earlier one. Returns 0, or -1 when out of memory. */
+int ipe_table_put(ipe_table *t, const el_event *ev);
+/* The entry for an address, or NULL. */
+const ipe_entry *ipe_table_get(const ipe_table *t, uint64_t info);
+size_t ipe_table_count(const ipe_table *t);
+
+/* -hi labels a band by its info-table address printed with %p ("0x4c5e10").
+ * Returns 0 and sets *addr if `label` is such an address. */
+int ipe_parse_address(el_str label, uint64_t *addr);
+
+/* The band name rtscope uses for an entry: TABLE_NAME@SRCLOC (the label
+ * when there is no table name; no "@" part without a source span).
+ * Returns a malloc'd string or NULL. */
+char *ipe_band_name(const ipe_entry *e);
+
+/* GHC's name for a closure type given as the decimal string of an IPE
+ * event ("1" -> "CONSTR"); the string itself if it is not a known number. */
+const char *ipe_closure_type_name(const char *decimal);
+
+#endif

@@ -1,0 +1,727 @@
+/* The heap-profile model: see profile.h.
+ *
+ * Note [profile statistics]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A profile has N censuses at times t_0 < ... < t_{N-1}; band b has value
+ * v_i in census i, 0 when absent. The report gives, per band:
+ *
+ *   integrated size  sum_i v_i * w_i,  w_i = (t_{i+1} - t_{i-1}) / 2
+ *                    (t_{-1} = t_0, t_N = t_{N-1}): the trapezoid rule
+ *                    between census times, in MiB*s
+ *   mean, stddev     over all N censuses (population standard deviation)
+ *   slope, intercept the least-squares line v = intercept + slope * t
+ *   R^2              cov(t,v)^2 / (var(t) var(v)); 0 when either is 0
+ *
+ * All of these are sums over the censuses where the band is present (an
+ * absent census adds 0 to sum v, sum v^2, sum t v and the integral), plus
+ * sums over census times that every band shares; so one update per sample
+ * value suffices and the band's series never needs to be kept. The only
+ * delay: w_i needs t_{i+1}, so a band's value is committed to its sums when
+ * the band next appears, or at the end (the census in progress, cur_v,
+ * also collects several values with the same label).
+ *
+ * Note [band series grid]
+ * ~~~~~~~~~~~~~~~~~~~~~~~
+ * Bands' series are kept for the charts at screen resolution: a grid of nb
+ * buckets of width bw starting at t = 0; a band's bucket holds the sum of
+ * its values in the censuses that fell in it, and the grid counts those
+ * censuses, so the chart shows the mean per bucket. When a census falls
+ * beyond the grid, adjacent buckets are merged pairwise and bw doubles;
+ * when nbands * nb floats exceed the budget, the same merge halves nb. So
+ * memory is bounded by the budget whatever the length of the run, and a
+ * run with fewer censuses than buckets is drawn census by census.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "profile.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define PROFILE_NB 1024            /* band buckets at most */
+#define PROFILE_NB_MIN 64          /* ...and at least */
+#define PROFILE_BW0 1e-3           /* first bucket width, seconds */
+#define PROFILE_HNB 2048           /* heap-pane buckets */
+#define PROFILE_BUDGET (64u << 20) /* default bytes for band series */
+
+profile *profile_new(const profile_opts *opts)
+{
+    profile *p = calloc(1, sizeof(*p));
+    if (!p)
+        return NULL;
+    if (opts)
+        p->opts = *opts;
+    p->budget = p->opts.series_budget ? p->opts.series_budget : PROFILE_BUDGET;
+    p->nb = PROFILE_NB;
+    p->bw = PROFILE_BW0;
+    p->hnb = PROFILE_HNB;
+    p->hbw = PROFILE_BW0;
+    p->mblock_size = 1u << 20;
+    p->bucket_count = calloc(p->nb, sizeof(uint32_t));
+    p->bucket_tsum = calloc(p->nb, sizeof(double));
+    p->hcount = calloc(p->hnb, sizeof(uint32_t));
+    p->htsum = calloc(p->hnb, sizeof(double));
+    int ok = p->bucket_count && p->bucket_tsum && p->hcount && p->htsum;
+    for (int s = 0; s < PROFILE_NHEAP; s++) {
+        p->heap[s] = malloc(p->hnb * sizeof(double));
+        ok = ok && p->heap[s];
+        for (size_t i = 0; p->heap[s] && i < p->hnb; i++)
+            p->heap[s][i] = NAN;
+    }
+    p->ipe = ipe_table_new();
+    p->ccs = strmap_new();
+    if (!ok || !p->ipe || !p->ccs) {
+        profile_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void profile_free(profile *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->nbands; i++) {
+        free(p->bands[i].key);
+        free(p->bands[i].name);
+        free(p->bands[i].buckets);
+    }
+    free(p->bands);
+    free(p->index);
+    free(p->times);
+    free(p->bucket_count);
+    free(p->bucket_tsum);
+    free(p->hcount);
+    free(p->htsum);
+    for (int s = 0; s < PROFILE_NHEAP; s++)
+        free(p->heap[s]);
+    for (size_t i = 0; i < p->ntraces; i++)
+        free(p->traces[i].text);
+    free(p->traces);
+    free(p->args);
+    free(p->rts_id);
+    free(p->hp_job);
+    free(p->hp_date);
+    free(p->scratch);
+    ipe_table_free(p->ipe);
+    strmap_free(p->ccs);
+    free(p);
+}
+
+void profile_wanted(uint8_t *wanted)
+{
+    static const uint16_t types[] = {
+        EL_PROGRAM_ARGS,
+        EL_RTS_IDENTIFIER,
+        EL_WALL_CLOCK_TIME,
+        EL_HEAP_INFO_GHC,
+        EL_HEAP_SIZE,
+        EL_HEAP_LIVE,
+        EL_BLOCKS_SIZE,
+        EL_MEM_RETURN,
+        EL_HEAP_PROF_BEGIN,
+        EL_HEAP_PROF_COST_CENTRE,
+        EL_HEAP_PROF_SAMPLE_BEGIN,
+        EL_HEAP_BIO_PROF_SAMPLE_BEGIN,
+        EL_HEAP_PROF_SAMPLE_STRING,
+        EL_HEAP_PROF_SAMPLE_COST_CENTRE,
+        EL_HEAP_PROF_SAMPLE_END,
+        EL_IPE,
+        EL_USER_MARKER,
+        EL_USER_MSG,
+    };
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        wanted[types[i]] = 1;
+}
+
+/* ---- band series grid (Note [band series grid]) ---------------------- */
+
+/* Merge buckets pairwise into the lower half; bw doubles. With `shrink`
+ * the grid keeps only that half. */
+static int profile_grid_merge(profile *p, int shrink)
+{
+    size_t half = p->nb / 2;
+    if (half == 0)
+        return -1;
+    for (size_t i = 0; i < half; i++) {
+        p->bucket_count[i] =
+            p->bucket_count[2 * i] + p->bucket_count[2 * i + 1];
+        p->bucket_tsum[i] = p->bucket_tsum[2 * i] + p->bucket_tsum[2 * i + 1];
+    }
+    memset(p->bucket_count + half, 0, half * sizeof(uint32_t));
+    memset(p->bucket_tsum + half, 0, half * sizeof(double));
+    for (size_t b = 0; b < p->nbands; b++) {
+        float *v = p->bands[b].buckets;
+        if (!v)
+            continue;
+        for (size_t i = 0; i < half; i++)
+            v[i] = v[2 * i] + v[2 * i + 1];
+        if (shrink) {
+            float *nv = realloc(v, half * sizeof(float));
+            if (nv)
+                p->bands[b].buckets = nv;
+        } else {
+            memset(v + half, 0, half * sizeof(float));
+        }
+    }
+    p->bw *= 2;
+    if (shrink)
+        p->nb = half; /* the count arrays keep their size; only nb is used */
+    return 0;
+}
+
+static size_t profile_grid_slot(profile *p, double t)
+{
+    while (t >= p->bw * (double)p->nb)
+        profile_grid_merge(p, 0);
+    size_t i = (size_t)(t / p->bw);
+    return i < p->nb ? i : p->nb - 1;
+}
+
+/* Heap pane: the same doubling, maximum per bucket. */
+static void profile_heap_merge(profile *p)
+{
+    size_t half = p->hnb / 2;
+    for (size_t i = 0; i < half; i++) {
+        p->hcount[i] = p->hcount[2 * i] + p->hcount[2 * i + 1];
+        p->htsum[i] = p->htsum[2 * i] + p->htsum[2 * i + 1];
+        for (int s = 0; s < PROFILE_NHEAP; s++) {
+            double a = p->heap[s][2 * i], b = p->heap[s][2 * i + 1];
+            p->heap[s][i] = isnan(a) ? b : (isnan(b) || a >= b ? a : b);
+        }
+    }
+    memset(p->hcount + half, 0, half * sizeof(uint32_t));
+    memset(p->htsum + half, 0, half * sizeof(double));
+    for (int s = 0; s < PROFILE_NHEAP; s++)
+        for (size_t i = half; i < p->hnb; i++)
+            p->heap[s][i] = NAN;
+    p->hbw *= 2;
+}
+
+static void profile_heap_point(profile *p, double t, int series, double v)
+{
+    while (t >= p->hbw * (double)p->hnb)
+        profile_heap_merge(p);
+    size_t i = (size_t)(t / p->hbw);
+    if (i >= p->hnb)
+        i = p->hnb - 1;
+    p->hcount[i]++;
+    p->htsum[i] += t;
+    double *cell = &p->heap[series][i];
+    if (isnan(*cell) || v > *cell)
+        *cell = v;
+    p->heap_events++;
+}
+
+/* ---- bands ------------------------------------------------------------ */
+
+static uint64_t profile_hash(const char *s, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 0x100000001b3ull;
+    }
+    return h ^ (h >> 29);
+}
+
+static int profile_index_grow(profile *p)
+{
+    size_t nc = p->index_cap ? p->index_cap * 2 : 1024;
+    uint32_t *ni = calloc(nc, sizeof(uint32_t));
+    if (!ni)
+        return -1;
+    for (size_t b = 0; b < p->nbands; b++) {
+        size_t i = (size_t)p->bands[b].hash & (nc - 1);
+        while (ni[i])
+            i = (i + 1) & (nc - 1);
+        ni[i] = (uint32_t)(b + 1);
+    }
+    free(p->index);
+    p->index = ni;
+    p->index_cap = nc;
+    return 0;
+}
+
+/* The band for a label, created if new; NULL when out of memory. */
+static profile_band *profile_band_get(profile *p, const char *label, size_t len)
+{
+    uint64_t h = profile_hash(label, len);
+    if (p->index_cap) {
+        size_t i = (size_t)h & (p->index_cap - 1);
+        while (p->index[i]) {
+            profile_band *b = &p->bands[p->index[i] - 1];
+            if (b->hash == h && b->key_len == len &&
+                memcmp(b->key, label, len) == 0)
+                return b;
+            i = (i + 1) & (p->index_cap - 1);
+        }
+    }
+    if ((p->nbands + 1) * 2 > p->index_cap && profile_index_grow(p) != 0)
+        return NULL;
+    if (p->nbands == p->bands_cap) {
+        size_t nc = p->bands_cap ? p->bands_cap * 2 : 64;
+        profile_band *nb = realloc(p->bands, nc * sizeof(*nb));
+        if (!nb)
+            return NULL;
+        p->bands = nb;
+        p->bands_cap = nc;
+    }
+    /* Keep the series within the budget (Note [band series grid]). */
+    while (p->nb > PROFILE_NB_MIN &&
+           (p->nbands + 1) * p->nb * sizeof(float) > p->budget)
+        profile_grid_merge(p, 1);
+    profile_band *b = &p->bands[p->nbands];
+    memset(b, 0, sizeof(*b));
+    b->key = malloc(len + 1);
+    b->buckets = calloc(p->nb, sizeof(float));
+    if (!b->key || !b->buckets) {
+        free(b->key);
+        free(b->buckets);
+        return NULL;
+    }
+    memcpy(b->key, label, len);
+    b->key[len] = 0;
+    b->key_len = (uint32_t)len;
+    b->hash = h;
+    b->cur_idx = -1;
+    p->nbands++;
+    size_t i = (size_t)h & (p->index_cap - 1);
+    while (p->index[i])
+        i = (i + 1) & (p->index_cap - 1);
+    p->index[i] = (uint32_t)p->nbands;
+    return b;
+}
+
+/* Add the band's value of census k to its sums (Note [profile statistics]).
+ * t_{k+1} must be known, or k be the last census. */
+static void profile_band_commit(profile *p, profile_band *b)
+{
+    if (b->cur_idx < 0)
+        return;
+    size_t k = (size_t)b->cur_idx;
+    double v = b->cur_v, t = p->times[k];
+    double prev = k > 0 ? p->times[k - 1] : t;
+    double next = k + 1 < p->nsamples ? p->times[k + 1] : t;
+    b->sum_v += v;
+    b->sum_v2 += v * v;
+    b->sum_tv += t * v;
+    b->integral += v * (next - prev) / 2;
+    if (v > b->max_v)
+        b->max_v = v;
+    b->present++;
+    b->cur_idx = -1;
+    b->cur_v = 0;
+}
+
+int profile_sample_begin(profile *p, double t)
+{
+    if (p->nsamples && t < p->times[p->nsamples - 1])
+        t = p->times[p->nsamples - 1]; /* never go back in time */
+    if (p->nsamples == p->times_cap) {
+        size_t nc = p->times_cap ? p->times_cap * 2 : 1024;
+        double *nt = realloc(p->times, nc * sizeof(double));
+        if (!nt)
+            return p->nomem = 1, -1;
+        p->times = nt;
+        p->times_cap = nc;
+    }
+    p->times[p->nsamples++] = t;
+    size_t slot = profile_grid_slot(p, t);
+    p->bucket_count[slot]++;
+    p->bucket_tsum[slot] += t;
+    p->in_sample = 1;
+    return 0;
+}
+
+void profile_sample_end(profile *p)
+{
+    p->in_sample = 0;
+}
+
+int profile_sample_value(profile *p, const char *label, size_t len,
+                         double bytes)
+{
+    if (!p->in_sample || !p->nsamples)
+        return 0;
+    profile_band *b = profile_band_get(p, label, len);
+    if (!b)
+        return p->nomem = 1, -1;
+    int64_t k = (int64_t)p->nsamples - 1;
+    if (b->cur_idx != k) {
+        profile_band_commit(p, b);
+        b->cur_idx = k;
+    }
+    b->cur_v += bytes;
+    double t = p->times[k];
+    b->buckets[profile_grid_slot(p, t)] += (float)bytes;
+    return 0;
+}
+
+/* ---- traces ----------------------------------------------------------- */
+
+static int profile_contains(const char *s, size_t len, const char *needle)
+{
+    size_t n = strlen(needle);
+    if (n == 0)
+        return 1;
+    for (size_t i = 0; i + n <= len; i++)
+        if (memcmp(s + i, needle, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* -i/-x: with -i given, a trace is kept if it contains an -i string (even
+ * when an -x string matches too); else it is kept unless it contains an
+ * -x string. */
+static int profile_trace_kept(const profile *p, const char *s, size_t len)
+{
+    for (size_t i = 0; i < p->opts.ninclude; i++)
+        if (profile_contains(s, len, p->opts.include[i]))
+            return 1;
+    if (p->opts.ninclude)
+        return 0;
+    for (size_t i = 0; i < p->opts.nexclude; i++)
+        if (profile_contains(s, len, p->opts.exclude[i]))
+            return 0;
+    return 1;
+}
+
+int profile_trace_add(profile *p, double t, const char *text, size_t len,
+                      int is_event)
+{
+    if (p->opts.no_traces || (is_event && !p->opts.trace_events) ||
+        !profile_trace_kept(p, text, len))
+        return 0;
+    if (p->ntraces >= PROFILE_MAX_TRACES) {
+        p->traces_dropped++;
+        return 0;
+    }
+    if (p->ntraces == p->traces_cap) {
+        size_t nc = p->traces_cap ? p->traces_cap * 2 : 64;
+        profile_trace *nt = realloc(p->traces, nc * sizeof(*nt));
+        if (!nt)
+            return p->nomem = 1, -1;
+        p->traces = nt;
+        p->traces_cap = nc;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return p->nomem = 1, -1;
+    memcpy(copy, text, len);
+    copy[len] = 0;
+    p->traces[p->ntraces].t = t;
+    p->traces[p->ntraces].text = copy;
+    p->traces[p->ntraces].is_event = is_event;
+    p->ntraces++;
+    return 0;
+}
+
+/* ---- the event sink ---------------------------------------------------- */
+
+static char *profile_dup(el_str s)
+{
+    char *c = malloc(s.len + 1);
+    if (c) {
+        memcpy(c, s.ptr, s.len);
+        c[s.len] = 0;
+    }
+    return c;
+}
+
+/* A cost-centre stack as hp names it: labels joined by '/'. */
+static int profile_ccs_label(profile *p, const el_event *ev, size_t *len)
+{
+    size_t n = 0;
+    for (unsigned i = 0; i < ev->u.sample_cc.depth || (i == 0 && n == 0); i++) {
+        char tmp[24];
+        const char *name;
+        if (ev->u.sample_cc.depth == 0) {
+            name = "MAIN";
+        } else {
+            const uint8_t *q = ev->u.sample_cc.stack + (size_t)4 * i;
+            uint32_t id = (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 |
+                          (uint32_t)q[2] << 8 | q[3];
+            name = strmap_get(p->ccs, id);
+            if (!name) {
+                snprintf(tmp, sizeof(tmp), "cc%u", (unsigned)id);
+                name = tmp;
+            }
+        }
+        size_t nl = strlen(name);
+        if (n + nl + 2 > p->scratch_cap) {
+            size_t nc = (n + nl + 2) * 2;
+            char *ns = realloc(p->scratch, nc);
+            if (!ns)
+                return -1;
+            p->scratch = ns;
+            p->scratch_cap = nc;
+        }
+        if (i)
+            p->scratch[n++] = '/';
+        memcpy(p->scratch + n, name, nl);
+        n += nl;
+        if (ev->u.sample_cc.depth == 0)
+            break;
+    }
+    *len = n;
+    return 0;
+}
+
+int profile_sink(void *ctx, const el_event *ev, const el_typetab *types)
+{
+    profile *p = ctx;
+    (void)types;
+    double t = (double)ev->ts / 1e9;
+    if (t > p->last_time)
+        p->last_time = t;
+    switch (ev->type) {
+    case EL_PROGRAM_ARGS:
+        if (!p->args) {
+            el_str v = ev->u.capset_vec.vec;
+            p->args = profile_dup(v);
+            p->args_len = v.len;
+            if (!p->args)
+                p->nomem = 1;
+        }
+        break;
+    case EL_RTS_IDENTIFIER:
+        if (!p->rts_id && !(p->rts_id = profile_dup(ev->u.capset_str.text)))
+            p->nomem = 1;
+        break;
+    case EL_WALL_CLOCK_TIME:
+        if (!p->date[0]) {
+            time_t secs = (time_t)ev->u.wall_clock.sec;
+            struct tm tm;
+            if (gmtime_r(&secs, &tm))
+                strftime(p->date, sizeof(p->date), "%Y-%m-%d %H:%M:%S UTC",
+                         &tm);
+        }
+        break;
+    case EL_HEAP_INFO_GHC:
+        if (ev->u.heap_info.mblock_size)
+            p->mblock_size = ev->u.heap_info.mblock_size;
+        break;
+    case EL_HEAP_SIZE:
+        profile_heap_point(p, t, PROFILE_HEAP_SIZE, (double)ev->u.heap.bytes);
+        break;
+    case EL_BLOCKS_SIZE:
+        profile_heap_point(p, t, PROFILE_BLOCKS_SIZE, (double)ev->u.heap.bytes);
+        break;
+    case EL_HEAP_LIVE:
+        profile_heap_point(p, t, PROFILE_LIVE, (double)ev->u.heap.bytes);
+        break;
+    case EL_MEM_RETURN:
+        profile_heap_point(p, t, PROFILE_RETURNED,
+                           (double)ev->u.mem_return.returned *
+                               (double)p->mblock_size);
+        break;
+    case EL_HEAP_PROF_BEGIN:
+        p->breakdown = ev->u.heap_prof_begin.breakdown;
+        p->interval_ns = ev->u.heap_prof_begin.interval_ns;
+        break;
+    case EL_HEAP_PROF_COST_CENTRE:
+        if (strmap_put(p->ccs, ev->u.cost_centre.id,
+                       ev->u.cost_centre.label.ptr,
+                       ev->u.cost_centre.label.len))
+            p->nomem = 1;
+        break;
+    case EL_IPE:
+        if (ipe_table_put(p->ipe, ev) != 0)
+            p->nomem = 1;
+        break;
+    case EL_HEAP_PROF_SAMPLE_BEGIN:
+    case EL_HEAP_BIO_PROF_SAMPLE_BEGIN:
+        profile_sample_begin(p, t);
+        break;
+    case EL_HEAP_PROF_SAMPLE_END:
+        profile_sample_end(p);
+        break;
+    case EL_HEAP_PROF_SAMPLE_STRING:
+        profile_sample_value(p, ev->u.sample_string.label.ptr,
+                             ev->u.sample_string.label.len,
+                             (double)ev->u.sample_string.residency);
+        break;
+    case EL_HEAP_PROF_SAMPLE_COST_CENTRE: {
+        size_t len;
+        if (profile_ccs_label(p, ev, &len) != 0)
+            p->nomem = 1;
+        else
+            profile_sample_value(p, p->scratch, len,
+                                 (double)ev->u.sample_cc.residency);
+        break;
+    }
+    case EL_USER_MARKER:
+        profile_trace_add(p, t, ev->u.msg.text.ptr, ev->u.msg.text.len, 0);
+        break;
+    case EL_USER_MSG:
+        profile_trace_add(p, t, ev->u.msg.text.ptr, ev->u.msg.text.len, 1);
+        break;
+    default:
+        break;
+    }
+    p->events++;
+    if (ev->offset > p->input_bytes)
+        p->input_bytes = ev->offset;
+    return p->nomem;
+}
+
+/* ---- .hp input ---------------------------------------------------------- */
+
+static char *profile_hp_quoted(const char *s)
+{
+    const char *q = strchr(s, '"');
+    if (!q)
+        return NULL;
+    q++;
+    const char *e = strrchr(q, '"');
+    size_t n = e && e > q ? (size_t)(e - q) : strlen(q);
+    char *c = malloc(n + 1);
+    if (c) {
+        memcpy(c, q, n);
+        c[n] = 0;
+    }
+    return c;
+}
+
+int profile_read_hp(profile *p, FILE *f, char *msg, size_t msglen)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    unsigned long lineno = 0;
+    int in = 0, rc = 0;
+    double t = 0;
+    size_t values = 0;
+    p->from_hp = 1;
+    while ((n = getline(&line, &cap, f)) != -1) {
+        lineno++;
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = 0;
+        if (n == 0)
+            continue;
+        if (strncmp(line, "JOB ", 4) == 0) {
+            free(p->hp_job);
+            p->hp_job = profile_hp_quoted(line);
+        } else if (strncmp(line, "DATE ", 5) == 0) {
+            free(p->hp_date);
+            p->hp_date = profile_hp_quoted(line);
+        } else if (strncmp(line, "SAMPLE_UNIT", 11) == 0 ||
+                   strncmp(line, "VALUE_UNIT", 10) == 0) {
+            continue;
+        } else if (strncmp(line, "MARK ", 5) == 0) {
+            double mt = strtod(line + 5, NULL);
+            profile_trace_add(p, mt, "", 0, 0);
+            if (mt > p->last_time)
+                p->last_time = mt;
+        } else if (strncmp(line, "BEGIN_SAMPLE", 12) == 0) {
+            if (in) {
+                snprintf(msg, msglen, "line %lu: BEGIN_SAMPLE inside a sample",
+                         lineno);
+                rc = -1;
+                break;
+            }
+            in = 1;
+            values = 0;
+            t = strtod(line + 12, NULL);
+            if (t > p->last_time)
+                p->last_time = t;
+        } else if (strncmp(line, "END_SAMPLE", 10) == 0) {
+            in = 0;
+            profile_sample_end(p);
+        } else if (in) {
+            /* LABEL<white space>BYTES; the label has no white space. */
+            char *sp = line + n;
+            while (sp > line && sp[-1] != ' ' && sp[-1] != '\t')
+                sp--;
+            char *end;
+            double v = strtod(sp, &end);
+            size_t ll = (size_t)(sp - line);
+            while (ll > 0 && (line[ll - 1] == ' ' || line[ll - 1] == '\t'))
+                ll--;
+            if (sp == line || *end || ll == 0) {
+                snprintf(msg, msglen, "line %lu: expected LABEL BYTES", lineno);
+                rc = -1;
+                break;
+            }
+            /* Empty censuses (the RTS writes one at each end) are not
+             * counted: a census starts with its first value. */
+            if (values++ == 0 && profile_sample_begin(p, t) != 0) {
+                rc = -1;
+                snprintf(msg, msglen, "out of memory");
+                break;
+            }
+            if (profile_sample_value(p, line, ll, v) != 0) {
+                rc = -1;
+                snprintf(msg, msglen, "out of memory");
+                break;
+            }
+        } else {
+            snprintf(msg, msglen, "line %lu: not a .hp line", lineno);
+            rc = -1;
+            break;
+        }
+    }
+    free(line);
+    if (rc == 0 && ferror(f)) {
+        snprintf(msg, msglen, "read error");
+        rc = -1;
+    }
+    return rc;
+}
+
+/* ---- finish ------------------------------------------------------------- */
+
+static void profile_band_stats(const profile *p, profile_band *b, double mt,
+                               double var_t)
+{
+    double n = (double)p->nsamples;
+    if (n == 0)
+        return;
+    b->mean = b->sum_v / n;
+    double var_v = b->sum_v2 / n - b->mean * b->mean;
+    if (var_v < 0)
+        var_v = 0;
+    b->stddev = sqrt(var_v);
+    double cov = b->sum_tv / n - mt * b->mean;
+    /* a constant band: what is left is rounding, not growth */
+    if (fabs(cov) <= 1e-12 * fabs(b->sum_tv / n))
+        cov = 0;
+    b->slope = var_t > 0 ? cov / var_t : 0;
+    b->intercept = b->mean - b->slope * mt;
+    b->r2 = var_t > 0 && var_v > 0 ? cov * cov / (var_t * var_v) : 0;
+    if (b->r2 > 1)
+        b->r2 = 1;
+    b->size_mib_s = b->integral / (1024.0 * 1024.0);
+}
+
+int profile_finish(profile *p)
+{
+    if (p->finished)
+        return p->nomem ? -1 : 0;
+    p->finished = 1;
+    double mt = 0, var_t = 0;
+    for (size_t i = 0; i < p->nsamples; i++)
+        mt += p->times[i];
+    if (p->nsamples)
+        mt /= (double)p->nsamples;
+    for (size_t i = 0; i < p->nsamples; i++)
+        var_t += (p->times[i] - mt) * (p->times[i] - mt);
+    if (p->nsamples)
+        var_t /= (double)p->nsamples;
+    for (size_t i = 0; i < p->nbands; i++) {
+        profile_band *b = &p->bands[i];
+        profile_band_commit(p, b);
+        profile_band_stats(p, b, mt, var_t);
+        uint64_t addr;
+        el_str key = {b->key, b->key_len};
+        if (p->breakdown == EL_BREAKDOWN_INFO_TABLE &&
+            ipe_parse_address(key, &addr) == 0)
+            b->ipe = ipe_table_get(p->ipe, addr);
+        b->name = b->ipe ? ipe_band_name(b->ipe) : profile_dup(key);
+        if (!b->name)
+            p->nomem = 1;
+    }
+    return p->nomem ? -1 : 0;
+}

@@ -1,0 +1,157 @@
+/* The heap-profile model behind rtscope html and rtscope diff: what a
+ * report needs from a whole run, gathered while the events stream past in
+ * memory that does not grow with the length of the run.
+ *
+ * - Per band (one per distinct sample label): the exact statistics of its
+ *   series over all censuses, a band absent from a census counting as 0:
+ *   integrated size (trapezoids between census times), mean, standard
+ *   deviation, and the least-squares line bytes = intercept + slope * t with
+ *   its R^2. Running sums make these O(1) per sample value.
+ * - Per band, its series downsampled onto a shared grid of time buckets
+ *   (the mean over the censuses in a bucket); the grid doubles its bucket
+ *   width when the run outgrows it and halves its bucket count when the
+ *   bands outgrow the memory budget, so it always fits both.
+ * - The heap pane's series (heap size, blocks size, live bytes, memory
+ *   returned) on a grid of their own (the maximum in a bucket).
+ * - Markers and, if asked, traceEvent messages; program, RTS and profile
+ *   facts for the meta pane; IPE entries to name -hi bands.
+ *
+ * Input: profile_sink() is an el_sink_fn; a .hp file goes through
+ * profile_read_hp(). Then profile_finish() once, and the report reads the
+ * fields below. See Note [profile statistics] in profile.c.
+ */
+#ifndef RTSCOPE_PROFILE_H
+#define RTSCOPE_PROFILE_H
+
+#include "ipe.h"
+#include "rtscope/eventlog.h"
+#include "strmap.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct profile_opts {
+    int no_traces;        /* drop markers and messages altogether */
+    int trace_events;     /* also keep traceEvent (EL_USER_MSG) messages */
+    const char **include; /* keep traces containing one of these */
+    size_t ninclude;
+    const char **exclude; /* drop traces containing one of these */
+    size_t nexclude;
+    size_t series_budget; /* bytes for band series; 0: 64 MiB */
+} profile_opts;
+
+typedef struct profile_band {
+    char *key; /* raw sample label, NUL-terminated (owned) */
+    uint32_t key_len;
+    uint64_t hash;
+    /* the value of the census in progress (several values with one label
+     * in a census add up) */
+    int64_t cur_idx; /* -1: none */
+    double cur_v;
+    /* running sums over the censuses where the band is present */
+    double sum_v, sum_v2, sum_tv, integral, max_v;
+    uint64_t present; /* censuses with a value */
+    float *buckets;   /* sum of values per time bucket, or NULL */
+    /* set by profile_finish() */
+    char *name;           /* display name (owned), never NULL */
+    const ipe_entry *ipe; /* -hi provenance, or NULL */
+    double mean, stddev, intercept, slope, r2; /* bytes, bytes/s */
+    double size_mib_s;                         /* integral in MiB*s */
+} profile_band;
+
+typedef struct profile_trace {
+    double t;
+    char *text;   /* owned */
+    int is_event; /* 1: traceEvent message, 0: traceMarker */
+} profile_trace;
+
+enum {
+    PROFILE_HEAP_SIZE,
+    PROFILE_BLOCKS_SIZE,
+    PROFILE_LIVE,
+    PROFILE_RETURNED,
+    PROFILE_NHEAP
+};
+
+typedef struct profile {
+    profile_opts opts;
+    /* meta */
+    char *args; /* program arguments, NUL-separated (owned) */
+    size_t args_len;
+    char *rts_id;       /* "GHC-9.0.2 rts_thr" */
+    char date[64];      /* wall-clock time of the start, or "" */
+    uint32_t breakdown; /* 0: no heap profile begin seen */
+    uint64_t interval_ns;
+    int from_hp; /* read from a .hp file */
+    char *hp_job, *hp_date;
+    uint64_t mblock_size;
+    double last_time; /* seconds, latest event */
+    uint64_t input_bytes, events;
+    /* censuses */
+    double *times; /* begin time of each census, seconds */
+    size_t nsamples, times_cap;
+    int in_sample;
+    /* bands */
+    profile_band *bands;
+    size_t nbands, bands_cap;
+    uint32_t *index; /* open addressing: band number + 1, 0 empty */
+    size_t index_cap;
+    /* the time grid of band series */
+    size_t nb; /* buckets (power of two) */
+    double bw; /* bucket width, seconds */
+    uint32_t *bucket_count;
+    double *bucket_tsum;
+    size_t budget;
+    /* the heap pane */
+    size_t hnb;
+    double hbw;
+    uint32_t *hcount;
+    double *htsum;
+    double *heap[PROFILE_NHEAP]; /* maximum per bucket, NaN: none */
+    uint64_t heap_events;
+    /* traces */
+    profile_trace *traces;
+    size_t ntraces, traces_cap;
+    uint64_t traces_dropped; /* beyond the cap */
+    /* naming */
+    ipe_table *ipe;
+    strmap *ccs;
+    char *scratch; /* cost-centre stack labels */
+    size_t scratch_cap;
+    int nomem;
+    int finished;
+} profile;
+
+/* At most this many markers and messages are kept (the first ones). */
+#define PROFILE_MAX_TRACES 10000
+
+profile *profile_new(const profile_opts *opts);
+void profile_free(profile *p);
+
+/* Mark in wanted[65536] the event types profile_sink() reads. */
+void profile_wanted(uint8_t *wanted);
+/* el_sink_fn: feed one event. Returns nonzero when out of memory. */
+int profile_sink(void *ctx, const el_event *ev, const el_typetab *types);
+
+/* Lower-level input, used by the .hp reader. */
+int profile_sample_begin(profile *p, double t);
+int profile_sample_value(profile *p, const char *label, size_t len,
+                         double bytes);
+void profile_sample_end(profile *p);
+int profile_trace_add(profile *p, double t, const char *text, size_t len,
+                      int is_event);
+
+/* Read a .hp file (hp2ps's format) into the profile. Returns 0, or -1 with
+ * a message "line N: ..." in msg. */
+int profile_read_hp(profile *p, FILE *f, char *msg, size_t msglen);
+
+/* Compute the statistics and the band names. Returns 0 or -1 (memory). */
+int profile_finish(profile *p);
+
+/* The mean time (seconds) of the censuses in a non-empty bucket. */
+static inline double profile_bucket_time(const profile *p, size_t b)
+{
+    return p->bucket_tsum[b] / p->bucket_count[b];
+}
+
+#endif

@@ -1,0 +1,120 @@
+#define _POSIX_C_SOURCE 200809L
+#include "profile_load.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOAD_PROGRESS_MIN (64ull << 20) /* show progress from 64 MiB */
+#define LOAD_PROGRESS_EVERY 65536       /* events between clock checks */
+
+typedef struct load_state {
+    profile *p;
+    const char *input;
+    int progress;
+    uint64_t total; /* input size, 0: unknown */
+    uint64_t countdown;
+    double next; /* time of the next progress line */
+    int shown;
+} load_state;
+
+static double load_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void load_progress(load_state *s)
+{
+    double now = load_now();
+    if (now < s->next)
+        return;
+    s->next = now + 0.25;
+    double mib = (double)s->p->input_bytes / (1024.0 * 1024.0);
+    if (s->total)
+        fprintf(stderr, "\rrtscope: %s: %.0f of %.0f MiB (%.0f%%) ", s->input,
+                mib, (double)s->total / (1024.0 * 1024.0),
+                100.0 * (double)s->p->input_bytes / (double)s->total);
+    else
+        fprintf(stderr, "\rrtscope: %s: %.0f MiB ", s->input, mib);
+    s->shown = 1;
+}
+
+static int load_sink(void *ctx, const el_event *ev, const el_typetab *types)
+{
+    load_state *s = ctx;
+    int rc = profile_sink(s->p, ev, types);
+    if (s->progress && --s->countdown == 0) {
+        s->countdown = LOAD_PROGRESS_EVERY;
+        load_progress(s);
+    }
+    return rc;
+}
+
+int profile_load_is_hp(const char *input, int force_hp)
+{
+    size_t n = strlen(input);
+    return force_hp || (n > 3 && strcmp(input + n - 3, ".hp") == 0);
+}
+
+static int load_hp(profile *p, const char *input)
+{
+    FILE *f = strcmp(input, "-") == 0 ? stdin : fopen(input, "r");
+    if (!f) {
+        fprintf(stderr, "rtscope: %s: cannot read: %s\n", input,
+                strerror(errno));
+        return CLI_EXIT_DATA;
+    }
+    char msg[200];
+    int rc = profile_read_hp(p, f, msg, sizeof(msg));
+    if (f != stdin)
+        fclose(f);
+    if (rc != 0) {
+        fprintf(stderr, "rtscope: %s: %s\n", input, msg);
+        return CLI_EXIT_DATA;
+    }
+    return CLI_EXIT_OK;
+}
+
+int profile_load(profile *p, const char *input, int is_hp,
+                 const cli_input_opts *io)
+{
+    int rc;
+    if (is_hp) {
+        rc = load_hp(p, input);
+    } else {
+        load_state s;
+        memset(&s, 0, sizeof(s));
+        s.p = p;
+        s.input = input;
+        s.countdown = LOAD_PROGRESS_EVERY;
+        struct stat st;
+        if (strcmp(input, "-") != 0 && stat(input, &st) == 0 &&
+            S_ISREG(st.st_mode))
+            s.total = (uint64_t)st.st_size;
+        s.progress = isatty(STDERR_FILENO) &&
+                     (s.total == 0 || s.total >= LOAD_PROGRESS_MIN);
+        s.next = load_now() + 0.5;
+        uint8_t wanted[65536];
+        memset(wanted, 0, sizeof(wanted));
+        profile_wanted(wanted);
+        cli_input_opts o = *io;
+        o.reader.wanted = wanted;
+        el_reader_result res;
+        memset(&res, 0, sizeof(res));
+        rc = cli_read(input, &o, load_sink, &s, &res);
+        if (s.shown)
+            fputs("\r\033[K", stderr);
+        if (res.bytes > p->input_bytes)
+            p->input_bytes = res.bytes;
+    }
+    if (profile_finish(p) != 0 || p->nomem) {
+        fprintf(stderr, "rtscope: %s: out of memory\n", input);
+        return CLI_EXIT_DATA;
+    }
+    return rc;
+}

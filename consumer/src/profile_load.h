@@ -1,0 +1,18 @@
+/* Loading a profile for the report commands (html, diff): an eventlog
+ * through the reader, or a .hp file, with a progress line on a terminal. */
+#ifndef RTSCOPE_PROFILE_LOAD_H
+#define RTSCOPE_PROFILE_LOAD_H
+
+#include "cli.h"
+#include "profile.h"
+
+/* Is `input` to be read as a .hp file (-p, or a name ending in ".hp")? */
+int profile_load_is_hp(const char *input, int force_hp);
+
+/* Read `input` into `p` and finish it. Shows progress on stderr when it is
+ * a terminal and the input is large (or of unknown size). Returns a CLI
+ * exit code (errors reported). */
+int profile_load(profile *p, const char *input, int is_hp,
+                 const cli_input_opts *io);
+
+#endif

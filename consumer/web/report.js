@@ -1,0 +1,600 @@
+/* rtscope html report: draws the data block (see docs/html.md, "The data")
+ * with uPlot. Strings from the program only ever reach the page through
+ * textContent (see Note [untrusted strings in the page] in report.c). */
+(function () {
+  'use strict';
+  var t0 = performance.now();
+  var D = JSON.parse(document.getElementById('rtscope-data').textContent);
+  var S = D.strings;
+  var errors = [];
+
+  /* ---- helpers -------------------------------------------------------- */
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+
+  function fmtBytes(v) {
+    if (v === null || v === undefined || !isFinite(v)) return '';
+    var a = Math.abs(v), units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'], i = 0;
+    while (a >= 1024 && i < units.length - 1) { a /= 1024; v /= 1024; i++; }
+    return (i === 0 ? v.toFixed(0) : v.toFixed(a >= 100 ? 0 : a >= 10 ? 1 : 2)) + ' ' + units[i];
+  }
+
+  function fmtNum(v, digits) {
+    if (v === null || v === undefined || !isFinite(v)) return '';
+    var a = Math.abs(v);
+    if (a !== 0 && (a >= 1e7 || a < 1e-3)) return v.toExponential(digits || 3);
+    return v.toLocaleString('en-US', { maximumFractionDigits: digits === undefined ? 3 : digits });
+  }
+
+  function fmtTime(s) { return s.toFixed(s < 10 ? 2 : 1) + ' s'; }
+
+  /* 20 distinct colours; bands keep theirs in every chart (and in both
+   * profiles of a diff, where chart labels come in the same order). */
+  var PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948',
+    '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac', '#1f77b4', '#aec7e8', '#ff7f0e',
+    '#98df8a', '#d62728', '#9467bd', '#c5b0d5', '#8c564b', '#e377c2', '#17becf'];
+  function colour(i) {
+    if (i < PALETTE.length) return PALETTE[i];
+    return 'hsl(' + ((i * 137.508) % 360).toFixed(0) + ',55%,55%)';
+  }
+  function withAlpha(hex, a) {
+    if (hex.charAt(0) !== '#') return hex;
+    var n = parseInt(hex.slice(1), 16);
+    return 'rgba(' + (n >> 16) + ',' + ((n >> 8) & 255) + ',' + (n & 255) + ',' + a + ')';
+  }
+
+  var SPARK = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_';
+  function drawSpark(canvas, code, col) {
+    var w = canvas.width, h = canvas.height, g = canvas.getContext('2d');
+    g.clearRect(0, 0, w, h);
+    if (!code) return;
+    g.beginPath();
+    for (var i = 0; i < code.length; i++) {
+      var x = code.length === 1 ? w / 2 : i * (w - 2) / (code.length - 1) + 1;
+      var y = h - 1 - SPARK.indexOf(code.charAt(i)) / 63 * (h - 3);
+      if (i === 0) g.moveTo(x, y); else g.lineTo(x, y);
+    }
+    g.strokeStyle = col || '#2f6fdf';
+    g.lineWidth = 1.2;
+    g.stroke();
+  }
+
+  /* ---- chart data ------------------------------------------------------ */
+
+  /* Band series of a profile as dense arrays over chart.times. */
+  function bandSeries(P) {
+    var n = P.chart.times.length, out = [];
+    P.chart.series.forEach(function (s) {
+      var a = new Float64Array(n);
+      for (var i = 0; i < s.v.length; i++) a[s.s + i] = s.v[i];
+      out.push(a);
+    });
+    return out;
+  }
+
+  function bandLabels(P) {
+    var l = P.chart.labels.map(function (i) { return S[i]; });
+    if (P.chart.other) l.push('other (' + P.chart.other + ' bands)');
+    return l;
+  }
+
+  function chartWidth(container) {
+    return Math.max(320, container.clientWidth || document.body.clientWidth - 40);
+  }
+
+  /* Markers as vertical rules, their text on hover. */
+  function markerPlugin(P, tip) {
+    var traces = P.traces || [];
+    return {
+      hooks: {
+        draw: [function (u) {
+          var g = u.ctx, top = u.bbox.top, h = u.bbox.height;
+          g.save();
+          g.lineWidth = 1;
+          traces.forEach(function (tr) {
+            var x = Math.round(u.valToPos(tr[0], 'x', true)) + 0.5;
+            if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) return;
+            g.strokeStyle = tr[2] ? 'rgba(120,120,120,0.55)' : 'rgba(200,30,30,0.7)';
+            g.setLineDash(tr[2] ? [2, 3] : []);
+            g.beginPath();
+            g.moveTo(x, top);
+            g.lineTo(x, top + h);
+            g.stroke();
+          });
+          g.restore();
+        }],
+        setCursor: [function (u) {
+          var left = u.cursor.left;
+          if (left === undefined || left < 0 || !traces.length) { tip.style.display = 'none'; return; }
+          var best = null, bd = 5;
+          traces.forEach(function (tr) {
+            var d = Math.abs(u.valToPos(tr[0], 'x') - left);
+            if (d <= bd) { bd = d; best = tr; }
+          });
+          if (!best) { tip.style.display = 'none'; return; }
+          tip.textContent = (best[2] ? 'event: ' : 'marker: ') + S[best[1]] + '  @ ' + fmtTime(best[0]);
+          tip.style.display = 'block';
+          tip.style.left = (u.over.offsetLeft + left + 8) + 'px';
+          tip.style.top = (u.over.offsetTop + 4) + 'px';
+        }]
+      }
+    };
+  }
+
+  /* mode: 'area' (stacked bytes), 'norm' (stacked %), 'line' (each band
+   * over its own maximum). */
+  function profileChart(container, P, mode, yMax) {
+    var times = P.chart.times, raw = bandSeries(P), labels = bandLabels(P);
+    var n = times.length, k = raw.length, data = [times], shown = [];
+    var totals = new Float64Array(n);
+    raw.forEach(function (a) { for (var i = 0; i < n; i++) totals[i] += a[i]; });
+    if (mode === 'line') {
+      raw.forEach(function (a) {
+        var m = 0, i, b = new Float64Array(n);
+        for (i = 0; i < n; i++) if (a[i] > m) m = a[i];
+        for (i = 0; i < n; i++) b[i] = m > 0 ? a[i] / m : 0;
+        data.push(b);
+      });
+    } else {
+      var acc = new Float64Array(n);
+      raw.forEach(function (a) {
+        var b = new Float64Array(n);
+        for (var i = 0; i < n; i++) {
+          acc[i] += a[i];
+          b[i] = mode === 'norm' ? (totals[i] > 0 ? acc[i] / totals[i] * 100 : 0) : acc[i];
+        }
+        data.push(b);
+      });
+    }
+    var series = [{ label: 'time', value: function (u, v) { return v === null ? '' : fmtTime(v); } }];
+    var bands = [];
+    for (var j = 0; j < k; j++) {
+      var c = colour(j);
+      (function (j) {
+        series.push({
+          label: labels[j],
+          stroke: c,
+          width: mode === 'line' ? 1.5 : 1,
+          fill: mode === 'line' ? undefined : withAlpha(c, 0.85),
+          points: { show: false },
+          value: function (u, v, si, i) {
+            if (i === null || i === undefined) return '';
+            if (mode === 'line') return fmtNum(data[si][i] * 100, 1) + '%';
+            if (mode === 'norm') return fmtNum(totals[i] > 0 ? raw[j][i] / totals[i] * 100 : 0, 1) + '%';
+            return fmtBytes(raw[j][i]);
+          }
+        });
+      })(j);
+      if (mode !== 'line' && j > 0) bands.push({ series: [j + 1, j], fill: withAlpha(c, 0.85) });
+      shown.push(labels[j]);
+    }
+    var tip = el('div', 'marker-tip');
+    container.appendChild(tip);
+    var yr;
+    if (mode === 'norm') yr = [0, 100];
+    else if (mode === 'line') yr = [0, 1.05];
+    var opts = {
+      width: chartWidth(container),
+      height: 340,
+      series: series,
+      bands: bands,
+      legend: { live: true },
+      cursor: { drag: { x: true, y: false } },
+      scales: {
+        x: { time: false },
+        y: { range: function (u, min, max) {
+          if (yr) return yr;
+          if (yMax) return [0, yMax];
+          return [0, max > 0 ? max * 1.05 : 1];
+        } }
+      },
+      axes: [
+        { label: 'seconds since start' },
+        { size: 70, values: function (u, vals) {
+          return vals.map(function (v) {
+            return mode === 'norm' ? v + '%' : mode === 'line' ? (v * 100).toFixed(0) + '%' : fmtBytes(v);
+          });
+        } }
+      ],
+      plugins: [markerPlugin(P, tip)]
+    };
+    var u = new uPlot(opts, data, container);
+    container.dataset.bands = String(k);
+    return u;
+  }
+
+  function heapChart(container, P) {
+    var H = P.heap;
+    if (!H.times.length) {
+      container.appendChild(el('p', 'notice', 'No heap events (HEAP_SIZE, HEAP_LIVE, BLOCKS_SIZE, MEM_RETURN) in this input.'));
+    }
+    var names = [['heap_size', 'heap size', '#4e79a7'], ['blocks_size', 'blocks size', '#59a14f'],
+      ['live_bytes', 'live bytes', '#e15759'], ['returned', 'memory returned', '#b07aa1']];
+    var data = [H.times.length ? H.times : [0]], series = [{ label: 'time', value: function (u, v) { return v === null ? '' : fmtTime(v); } }];
+    names.forEach(function (nm) {
+      data.push(H.times.length ? H[nm[0]] : [null]);
+      series.push({ label: nm[1], stroke: nm[2], width: 1.5, spanGaps: true, points: { show: false },
+        value: function (u, v) { return fmtBytes(v); } });
+    });
+    var tip = el('div', 'marker-tip');
+    container.appendChild(tip);
+    var u = new uPlot({
+      width: chartWidth(container), height: 260, series: series,
+      scales: { x: { time: false }, y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.05 : 1]; } } },
+      axes: [{ label: 'seconds since start' }, { size: 70, values: function (u, vals) { return vals.map(fmtBytes); } }],
+      plugins: [markerPlugin(P, tip)]
+    }, data, container);
+    container.dataset.series = String(names.length);
+    return u;
+  }
+
+  /* ---- meta ------------------------------------------------------------ */
+
+  function metaPane(container, P) {
+    var M = P.meta, dl = el('dl', 'meta');
+    function row(k, v) { dl.appendChild(el('dt', null, k)); dl.appendChild(el('dd', null, v)); }
+    var words = function (a) { return a.map(function (i) { return S[i]; }).join(' '); };
+    row('program', S[M.program] || '(unknown)');
+    row('arguments', words(M.args) || '(none)');
+    row('RTS flags', words(M.rts_flags) || (M.from_hp ? '(not in a .hp file)' : '(none)'));
+    row('sampling interval', M.interval_s === null ? '(unknown)' : M.interval_s + ' s');
+    row('GHC / RTS', S[M.ghc] || '(unknown)');
+    row('profile', (S[M.breakdown] || '(none)') + ', ' + M.samples + ' censuses, ' + M.bands + ' bands');
+    row('duration', M.duration_s === null ? '' : fmtTime(M.duration_s));
+    if (S[M.date]) row('date', S[M.date]);
+    if (M.ipe_entries) row('IPE entries', M.ipe_entries);
+    row('input', S[M.input] + (M.from_hp ? ' (.hp)' : ', ' + M.events + ' events read'));
+    if (M.traces_dropped) row('markers not shown', M.traces_dropped + ' (only the first 10000 are kept)');
+    container.appendChild(dl);
+  }
+
+  /* ---- the detailed table ------------------------------------------------ */
+
+  /* cols: {key, title, num, get(row) -> value, fmt(value) -> text, width,
+   * spark(row) -> code}. A virtualised grid: only the rows in view exist. */
+  function VTable(container, nrows, cols, opts) {
+    var ROW = 24, self = this;
+    var template = cols.map(function (c) { return c.width || 'minmax(80px,1fr)'; }).join(' ');
+    var wrap = el('div', 'vt-wrap');
+    var head = el('div', 'vt-head');
+    var titles = el('div', 'vt-grid');
+    var filters = el('div', 'vt-grid vt-filters');
+    titles.style.gridTemplateColumns = filters.style.gridTemplateColumns = template;
+    var body = el('div', 'vt-body'), spacer = el('div', 'vt-spacer');
+    body.appendChild(spacer);
+    var count = el('div', 'vt-count');
+    count.id = opts.countId || '';
+    var query = cols.map(function () { return ''; });
+    var sortCol = -1, sortDir = 1, rows = [], i;
+    for (i = 0; i < nrows; i++) rows.push(i);
+    var all = rows.slice();
+
+    cols.forEach(function (c, ci) {
+      var h = el('div', null, c.title);
+      h.dataset.col = c.key;
+      h.title = c.help || c.title;
+      if (c.sortable !== false) {
+        h.addEventListener('click', function () {
+          if (sortCol === ci) sortDir = -sortDir; else { sortCol = ci; sortDir = c.num ? -1 : 1; }
+          apply();
+        });
+      }
+      titles.appendChild(h);
+      var f = el('div');
+      if (c.filter !== false) {
+        var inp = el('input');
+        inp.type = 'search';
+        inp.placeholder = c.num ? '>1e6' : 'search';
+        inp.dataset.col = c.key;
+        inp.setAttribute('aria-label', 'search ' + c.title);
+        inp.addEventListener('input', function () { query[ci] = inp.value; apply(); });
+        f.appendChild(inp);
+      }
+      filters.appendChild(f);
+    });
+    head.appendChild(titles);
+    head.appendChild(filters);
+    wrap.appendChild(head);
+    wrap.appendChild(body);
+    container.appendChild(count);
+    container.appendChild(wrap);
+
+    function numTest(q) {
+      var m = /^\s*(>=|<=|>|<|=)\s*(-?[0-9.eE+-]+)\s*$/.exec(q);
+      if (!m) return null;
+      var x = parseFloat(m[2]);
+      if (!isFinite(x)) return null;
+      return function (v) {
+        if (v === null || v === undefined) return false;
+        switch (m[1]) {
+          case '>': return v > x; case '<': return v < x; case '>=': return v >= x;
+          case '<=': return v <= x; default: return v === x;
+        }
+      };
+    }
+
+    function apply() {
+      var tests = cols.map(function (c, ci) {
+        var q = query[ci].trim();
+        if (!q) return null;
+        var nt = c.num ? numTest(q) : null;
+        if (nt) return function (r) { return nt(c.get(r)); };
+        var ql = q.toLowerCase();
+        return function (r) {
+          var v = c.get(r);
+          return String(c.fmt ? c.fmt(v) : v).toLowerCase().indexOf(ql) >= 0;
+        };
+      }).filter(Boolean);
+      rows = tests.length ? all.filter(function (r) {
+        for (var t = 0; t < tests.length; t++) if (!tests[t](r)) return false;
+        return true;
+      }) : all.slice();
+      if (sortCol >= 0) {
+        var c = cols[sortCol];
+        rows.sort(function (a, b) {
+          var x = c.get(a), y = c.get(b);
+          if (x === y) return a - b;
+          if (x === null || x === undefined) return 1;
+          if (y === null || y === undefined) return -1;
+          if (c.num) return (x - y) * sortDir;
+          return (x < y ? -1 : 1) * sortDir;
+        });
+      }
+      Array.prototype.forEach.call(titles.children, function (h, ci) {
+        h.className = ci === sortCol ? (sortDir < 0 ? 'sorted-desc' : 'sorted-asc') : '';
+      });
+      count.textContent = rows.length + ' of ' + nrows + ' bands';
+      count.dataset.rows = String(rows.length);
+      spacer.style.height = (rows.length * ROW) + 'px';
+      body.scrollTop = 0;
+      render(true);
+    }
+
+    var drawn = { from: -1, to: -1 };
+    function render(force) {
+      var from = Math.max(0, Math.floor(body.scrollTop / ROW) - 5);
+      var to = Math.min(rows.length, from + Math.ceil((body.clientHeight || 480) / ROW) + 10);
+      if (!force && from === drawn.from && to === drawn.to) return;
+      drawn = { from: from, to: to };
+      while (spacer.firstChild) spacer.removeChild(spacer.firstChild);
+      for (var p = from; p < to; p++) {
+        var r = rows[p], line = el('div', 'vt-row vt-grid');
+        line.style.gridTemplateColumns = template;
+        line.style.top = (p * ROW) + 'px';
+        line.dataset.row = String(r);
+        cols.forEach(function (c) {
+          var cell = el('div', 'c-' + c.key + (c.num ? ' num' : ''));
+          if (c.spark) {
+            var cv = el('canvas', 'spark');
+            cv.width = 80; cv.height = 18;
+            drawSpark(cv, c.spark(r), c.sparkColour ? c.sparkColour(r) : null);
+            cell.appendChild(cv);
+          } else {
+            var v = c.get(r), text = c.fmt ? c.fmt(v) : (v === null ? '' : String(v));
+            if (c.swatch) {
+              var sw = el('span', 'swatch');
+              var col = c.swatch(r);
+              if (col) { sw.style.background = col; cell.appendChild(sw); }
+            }
+            cell.appendChild(document.createTextNode(text));
+            cell.title = c.tip ? c.tip(r) : text;
+          }
+          line.appendChild(cell);
+        });
+        spacer.appendChild(line);
+      }
+    }
+    body.addEventListener('scroll', function () { render(false); });
+    apply();
+    self.rows = function () { return rows.slice(); };
+    self.render = render;
+  }
+
+  function ipeCols(T) {
+    if (!T.ipe) return [];
+    return [['desc', 'Description', 'the info table\'s label'], ['ctype', 'Closure type', 'closure type of the info table'],
+      ['type', 'Type', 'package:Module of the constructor\'s type'], ['module', 'Module', 'module that defines it'],
+      ['loc', 'Source location', 'file:line:col-col']].map(function (d) {
+      return { key: d[0], title: d[1], help: d[2], width: 'minmax(60px,1fr)', get: function (r) { return S[T[d[0]][r]]; } };
+    });
+  }
+
+  function numCol(T, key, title, fmt, help) {
+    return { key: key, title: title, help: help, num: true, width: 'minmax(64px,0.7fr)',
+      get: function (r) { return T[key][r]; }, fmt: fmt || function (v) { return fmtNum(v); } };
+  }
+
+  function chartColourOf(P) {
+    var m = {};
+    P.chart.labels.forEach(function (l, i) { m[S[l]] = colour(i); });
+    return function (label) { return m[label] || null; };
+  }
+
+  function profileTable(container, T, P) {
+    var col = chartColourOf(P);
+    var cols = [
+      { key: 'rank', title: '#', num: true, width: '44px', get: function (r) { return r + 1; } },
+      { key: 'spark', title: 'over time', width: '90px', filter: false, sortable: false,
+        get: function () { return null; }, spark: function (r) { return T.spark[r]; },
+        sparkColour: function (r) { return col(S[T.label[r]]); } },
+      { key: 'label', title: 'Band', width: 'minmax(180px,2.5fr)', get: function (r) { return S[T.label[r]]; },
+        swatch: function (r) { return col(S[T.label[r]]); },
+        tip: function (r) { return S[T.label[r]] + (T.key && S[T.key[r]] !== S[T.label[r]] ? '  (' + S[T.key[r]] + ')' : ''); } }
+    ].concat(ipeCols(T)).concat([
+      numCol(T, 'size', 'Integrated (MiB·s)', function (v) { return fmtNum(v, 3); }, 'bytes integrated over time (trapezoids between censuses), MiB·s'),
+      numCol(T, 'stddev', 'Stddev', fmtBytes, 'standard deviation of the band over all censuses'),
+      numCol(T, 'intercept', 'Intercept', fmtBytes, 'least-squares line: bytes at t = 0'),
+      numCol(T, 'slope', 'Slope (/s)', fmtBytes, 'least-squares line: growth in bytes per second'),
+      numCol(T, 'r2', 'Fit (R²)', function (v) { return fmtNum(v, 3); }, 'R² of the least-squares line')
+    ]);
+    return new VTable(container, T.n, cols, { countId: 'table-count' });
+  }
+
+  function diffTable(container, T, A, B) {
+    var colA = chartColourOf(A);
+    var cols = [
+      { key: 'rank', title: '#', num: true, width: '44px', get: function (r) { return r + 1; } },
+      { key: 'spark_a', title: 'A', width: '90px', filter: false, sortable: false, get: function () { return null; },
+        spark: function (r) { return T.spark_a[r]; } },
+      { key: 'spark_b', title: 'B', width: '90px', filter: false, sortable: false, get: function () { return null; },
+        spark: function (r) { return T.spark_b[r]; }, sparkColour: function () { return '#e15759'; } },
+      { key: 'label', title: 'Band', width: 'minmax(180px,2.5fr)', get: function (r) { return S[T.label[r]]; },
+        swatch: function (r) { return colA(S[T.label[r]]); } }
+    ].concat(ipeCols(T)).concat([
+      numCol(T, 'growth', 'Growth', fmtBytes, 'mean bytes in B minus mean bytes in A'),
+      numCol(T, 'mean_a', 'Mean A', fmtBytes), numCol(T, 'mean_b', 'Mean B', fmtBytes),
+      numCol(T, 'max_a', 'Peak A', fmtBytes), numCol(T, 'max_b', 'Peak B', fmtBytes),
+      numCol(T, 'slope_a', 'Slope A (/s)', fmtBytes), numCol(T, 'slope_b', 'Slope B (/s)', fmtBytes)
+    ]);
+    return new VTable(container, T.n, cols, { countId: 'table-count' });
+  }
+
+  /* ---- the page ---------------------------------------------------------- */
+
+  var app = document.getElementById('app');
+  var charts = {};
+
+  function pane(id, title, note) {
+    var s = el('section', 'pane');
+    s.id = 'pane-' + id;
+    s.dataset.pane = id;
+    s.appendChild(el('h2', null, title));
+    if (note) s.appendChild(el('p', 'pane-note', note));
+    main.appendChild(s);
+    return s;
+  }
+
+  function guarded(name, fn) {
+    try { return fn(); } catch (e) {
+      errors.push(name + ': ' + e);
+      if (window.console) console.error('rtscope: ' + name, e);
+      return null;
+    }
+  }
+
+  var header = el('header', 'top');
+  var P0 = D.kind === 'diff' ? D.a : D.profile;
+  var h1 = el('h1', null, (D.kind === 'diff' ? 'rtscope diff: ' : 'rtscope: ') + (S[P0.meta.program] || S[P0.meta.input]));
+  header.appendChild(h1);
+  var nav = el('nav');
+  [['area', 'Area'], ['normalized', 'Normalized'], ['line', 'Lines'], ['heap', 'Heap'], ['meta', 'Run'], ['table', 'Bands']]
+    .forEach(function (p) {
+      if (D.kind === 'diff' && (p[0] === 'normalized' || p[0] === 'line')) return;
+      var a = el('a', null, p[1]);
+      a.href = '#pane-' + p[0];
+      nav.appendChild(a);
+    });
+  header.appendChild(nav);
+  app.appendChild(header);
+  var main = el('main');
+  app.appendChild(main);
+
+  function noSamples(P, where) {
+    if (P.meta.samples > 0) return false;
+    where.appendChild(el('p', 'notice',
+      'No heap profile samples in this input: the program ran without heap profiling. ' +
+      'Run it with +RTS -hT -l (by closure type) or, on rtscope\'s RTS, +RTS -hi -l (by info table), ' +
+      'then make the report again. The heap pane below still shows the GC\'s view of the heap.'));
+    return true;
+  }
+
+  var yMax = D.options && D.options.y_axis ? D.options.y_axis : null;
+
+  if (D.kind === 'diff') {
+    var A = D.a, B = D.b;
+    var area = pane('area', 'Area chart: A and B', 'The ' + A.chart.labels.length +
+      ' largest bands of either run, stacked on one scale; the rest as "other".');
+    var side = el('div', 'side');
+    area.appendChild(side);
+    var maxOf = function (P) {
+      var raw = bandSeries(P), m = 0;
+      for (var i = 0; i < P.chart.times.length; i++) {
+        var s = 0;
+        raw.forEach(function (a) { s += a[i]; });
+        if (s > m) m = s;
+      }
+      return m;
+    };
+    var common = yMax || Math.max(maxOf(A), maxOf(B)) * 1.05 || 1;
+    [['A', A, 'a'], ['B', B, 'b']].forEach(function (x) {
+      var box = el('div');
+      box.appendChild(el('h3', null, x[0] + ': ' + S[x[1].meta.input]));
+      side.appendChild(box);
+      if (!noSamples(x[1], box)) {
+        var c = el('div', 'chart');
+        box.appendChild(c);
+        charts['area_' + x[2]] = guarded('area ' + x[0], function () { return profileChart(c, x[1], 'area', common); });
+      }
+    });
+    var heapP = pane('heap', 'Heap: A and B');
+    var hs = el('div', 'side');
+    heapP.appendChild(hs);
+    [['A', A, 'a'], ['B', B, 'b']].forEach(function (x) {
+      var box = el('div'), c = el('div', 'chart');
+      box.appendChild(el('h3', null, x[0]));
+      box.appendChild(c);
+      hs.appendChild(box);
+      charts['heap_' + x[2]] = guarded('heap ' + x[0], function () { return heapChart(c, x[1]); });
+    });
+    var metaP = pane('meta', 'Runs');
+    var ms = el('div', 'side');
+    metaP.appendChild(ms);
+    [['A', A], ['B', B]].forEach(function (x) {
+      var box = el('div');
+      box.appendChild(el('h3', null, x[0]));
+      ms.appendChild(box);
+      guarded('meta ' + x[0], function () { metaPane(box, x[1]); });
+    });
+    var tab = pane('table', 'Bands, by growth', 'Every band of either run, matched by name. ' +
+      'Search any column (numbers: >1e6, <0); click a heading to sort.');
+    charts.table = guarded('table', function () { return diffTable(tab, D.table, A, B); });
+  } else {
+    var P = D.profile;
+    var nb = P.chart.labels.length;
+    var bandNote = nb + ' bands by ' + D.options.sort + (D.options.reverse ? ' (reversed)' : '') +
+      (P.chart.other ? ', the other ' + P.chart.other + ' summed as "other"' : '') +
+      '. Red rules: markers (hover for their text). Drag to zoom, double-click to reset.';
+    var a1 = pane('area', 'Area chart', bandNote);
+    if (!noSamples(P, a1)) {
+      var c1 = el('div', 'chart');
+      a1.appendChild(c1);
+      charts.area = guarded('area', function () { return profileChart(c1, P, 'area', yMax); });
+      var a2 = pane('normalized', 'Normalized', 'Each census as 100%.');
+      var c2 = el('div', 'chart');
+      a2.appendChild(c2);
+      charts.normalized = guarded('normalized', function () { return profileChart(c2, P, 'norm'); });
+      var a3 = pane('line', 'Line chart', 'Each band over its own maximum.');
+      var c3 = el('div', 'chart');
+      a3.appendChild(c3);
+      charts.line = guarded('line', function () { return profileChart(c3, P, 'line'); });
+    }
+    var hp = pane('heap', 'Heap', 'What the GC saw: heap size, blocks size, live bytes after each GC, memory returned to the OS.');
+    var hc = el('div', 'chart');
+    hp.appendChild(hc);
+    charts.heap = guarded('heap', function () { return heapChart(hc, P); });
+    var mp = pane('meta', 'Run');
+    guarded('meta', function () { metaPane(mp, P); });
+    var tp = pane('table', 'Bands', 'Every band of the profile' + (D.table.ipe ? ', with its info-table provenance' : '') +
+      '. Search any column (numbers: >1e6, <0); click a heading to sort. Slope and fit are of the least-squares line through the band over all censuses.');
+    charts.table = guarded('table', function () { return profileTable(tp, D.table, P); });
+  }
+
+  var foot = el('footer', null, 'rtscope html · data: ' + D.kind + ' · drawn with uPlot, offline.');
+  app.appendChild(foot);
+
+  window.addEventListener('resize', function () {
+    Object.keys(charts).forEach(function (k) {
+      var u = charts[k];
+      if (u && u.setSize && u.root && u.root.parentNode) u.setSize({ width: chartWidth(u.root.parentNode), height: u.height });
+    });
+  });
+
+  /* For the browser test and benchmark. */
+  window.rtscope = { data: D, charts: charts, errors: errors, renderMs: performance.now() - t0 };
+  document.body.dataset.ready = errors.length ? 'error' : '1';
+})();
