@@ -14,6 +14,8 @@ static const cli_command *const main_commands[] = {
     &cli_cmd_stats,
     &cli_cmd_ipe,
     &cli_cmd_hp,
+    &cli_cmd_live,
+    &cli_cmd_export,
 };
 
 #define MAIN_NCOMMANDS (sizeof(main_commands) / sizeof(main_commands[0]))
