@@ -41,7 +41,8 @@ typedef struct export_follow {
     uint64_t last_rts_ts; /* program time of the last ghc_rts point */
     int rts_written;
     int rts_dirty;
-    int64_t last_sample_unix;
+    uint64_t last_sample_ts; /* program time of the last census sent */
+    int sample_written;
     uint64_t status_seq;
 } export_follow;
 
@@ -146,9 +147,10 @@ static void export_sample_points(export_follow *fl)
     const metrics *m = fl->t->m;
     const metrics_sample *s = &m->latest;
     int64_t when = metrics_unix_ns(m, s->ts);
-    if (when <= fl->last_sample_unix)
-        return;
-    fl->last_sample_unix = when;
+    if (fl->sample_written && s->ts <= fl->last_sample_ts)
+        return; /* never a census older than one already sent */
+    fl->last_sample_ts = s->ts;
+    fl->sample_written = 1;
     size_t n = export_series(ex, "ghc_heap_census", m);
     EXPORT_APPEND(ex, n, " total=%llui,bands=%llui,other=%llui,sample=%llui %lld",
                   (unsigned long long)s->total,
@@ -193,7 +195,8 @@ static void export_on_event(void *ctx, target *t, const el_event *ev,
             fl->rts_written = 0;
             fl->rts_dirty = 0;
             fl->last_rts_ts = 0;
-            fl->last_sample_unix = 0;
+            fl->last_sample_ts = 0;
+            fl->sample_written = 0;
         } else if (ex->ix && t->m && t->m->have_wall && t->m->have_pid &&
                    fl->rts_dirty) {
             export_rts_point(fl, t->m->last_ts); /* the run's final state */
@@ -530,8 +533,9 @@ static void export_report(exporter *ex)
         if (fl->status_seq == t->status_seq)
             continue;
         fl->status_seq = t->status_seq;
-        if (t->m && t->m->have_pid && strncmp(t->status, "streaming", 9) != 0)
-            fprintf(stderr, "rtscope export: %s: %s\n", t->spec, t->status);
+        if (t->m && !t->ended && t->m->have_pid)
+            fprintf(stderr, "rtscope export: %s: %s: %s pid %lu\n", t->spec,
+                    t->status, t->m->program, (unsigned long)t->m->pid);
         else
             fprintf(stderr, "rtscope export: %s: %s\n", t->spec, t->status);
     }

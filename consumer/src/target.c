@@ -13,10 +13,23 @@
  * its socket appearing. The last run's model stays readable, marked ended,
  * until a new run delivers its first event.
  *
+ * Note [Identity before the init events]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A series is labelled by program and pid, and InfluxDB points need Unix
+ * times, but the events that say so (OSPROCESS_PID, PROGRAM_ARGS,
+ * WALL_CLOCK_TIME) sit in the RTS's global buffer: with
+ * --eventlog-flush-interval the socket's replay delivers them at once, but
+ * without it they reach the socket only when that buffer fills or at exit.
+ * For a Unix socket the kernel names the peer (SO_PEERCRED), and /proc gives
+ * its argv[0] and start time (10 ms resolution), so a run is labelled from
+ * its first event either way; the events, when they come, take over (same
+ * pid and name; a clock a few ms more exact). TCP targets wait for the
+ * events.
+ *
  * Descriptors are non-blocking and a step reads a bounded number of bytes,
  * so one chatty program cannot starve the others or the HTTP server.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* struct ucred, SO_PEERCRED */
 #include "target.h"
 
 #include <errno.h>
@@ -245,6 +258,15 @@ static int target_begin_run(target *t, int64_t now)
         return -1;
     metrics_free(t->m);
     t->m = m;
+    if (t->peer_pid) {
+        m->pid = t->peer_pid;
+        m->have_pid = 1;
+        memcpy(m->program, t->peer_program, sizeof(m->program));
+    }
+    if (t->peer_start_unix_ns) {
+        m->wall_offset_ns = t->peer_start_unix_ns;
+        m->have_wall = 1;
+    }
     t->ended = 0;
     t->runs++;
     t->run_started_ms = now;
@@ -254,8 +276,62 @@ static int target_begin_run(target *t, int64_t now)
     return 0;
 }
 
+/* Who is at the other end of a Unix socket; fills t->peer_*. */
+static void target_identify_peer(target *t)
+{
+    t->peer_pid = 0;
+    t->peer_program[0] = 0;
+    t->peer_start_unix_ns = 0;
+#ifdef SO_PEERCRED
+    struct ucred cr;
+    socklen_t len = sizeof(cr);
+    if (!t->is_unix ||
+        getsockopt(t->fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 ||
+        cr.pid <= 0)
+        return;
+    t->peer_pid = (uint32_t)cr.pid;
+    char path[64], buf[1024];
+    snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)cr.pid);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        const char *base = strrchr(buf, '/');
+        base = base ? base + 1 : buf;
+        snprintf(t->peer_program, sizeof(t->peer_program), "%.127s", base);
+    }
+    /* start time: field 22 of /proc/PID/stat, clock ticks since boot */
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)cr.pid);
+    f = fopen(path, "r");
+    if (!f)
+        return;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')'); /* the name may hold spaces */
+    unsigned long long ticks = 0;
+    int field = 2;
+    for (; p && *p && field < 22; p++)
+        if (*p == ' ')
+            field++;
+    if (!p || sscanf(p, "%llu", &ticks) != 1)
+        return;
+    long hz = sysconf(_SC_CLK_TCK);
+    struct timespec boot, real;
+    if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &boot) != 0 ||
+        clock_gettime(CLOCK_REALTIME, &real) != 0)
+        return;
+    int64_t since_boot = (int64_t)boot.tv_sec * 1000000000 + boot.tv_nsec;
+    int64_t started = (int64_t)(ticks * (1000000000ull / (unsigned long)hz));
+    t->peer_start_unix_ns =
+        (int64_t)real.tv_sec * 1000000000 + real.tv_nsec - (since_boot - started);
+#endif
+}
+
 static void target_connected(target *t, int64_t now)
 {
+    target_identify_peer(t);
     t->dec = el_decoder_new(NULL);
     t->merge = el_merge_new(t->opts.merge_budget, target_deliver, t);
     if (!t->dec || !t->merge) {

@@ -81,6 +81,11 @@ struct target {
     uint8_t wanted[65536];
     el_error err;
     int failed;
+    /* the peer of a Unix socket, from SO_PEERCRED and /proc (see Note
+     * [Identity before the init events] in target.c) */
+    uint32_t peer_pid;
+    char peer_program[128];
+    int64_t peer_start_unix_ns; /* 0: unknown */
 };
 
 /* Parse a target spec: unix:PATH, tcp:HOST:PORT, tcp:PORT (127.0.0.1), or a
