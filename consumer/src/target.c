@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -347,8 +348,13 @@ static void target_connected(target *t, int64_t now)
 
 static void target_connect_failed(target *t, int64_t now, int e)
 {
+    struct stat st;
     t->failures++;
-    if (t->is_unix && (e == ENOENT || e == ECONNREFUSED))
+    if (t->is_unix && e == ECONNREFUSED && stat(t->path, &st) == 0 &&
+        !S_ISSOCK(st.st_mode))
+        target_status(t, 1, "cannot connect: %s is not a socket (give the "
+                      "program's --eventlog-socket path)", t->path);
+    else if (t->is_unix && (e == ENOENT || e == ECONNREFUSED))
         target_status(t, 1,
                       "cannot connect: %s (waiting for the program; is it "
                       "running with +RTS --eventlog-socket=%s?)",
