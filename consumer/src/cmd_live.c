@@ -129,7 +129,9 @@ static void live_draw_program(live_view *v, const target *t, int row)
     mvprintw(row, 0, "heap samples");
     attroff(A_BOLD);
     if (!m->profiling) {
-        mvprintw(row++, 14, "none: run the program with -hT or -hi");
+        mvprintw(row++, 14,
+                 "none yet (needs -hT or -hi; without "
+                 "--eventlog-flush-interval they arrive at exit)");
     } else if (!m->samples) {
         mvprintw(row++, 14, "%s every %.2f s, none received yet",
                  metrics_breakdown_flag(m->breakdown),
