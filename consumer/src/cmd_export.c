@@ -44,6 +44,8 @@ typedef struct export_follow {
     uint64_t last_sample_ts; /* program time of the last census sent */
     int sample_written;
     uint64_t status_seq;
+    char printed[256]; /* the last status line printed */
+    int printed_error;
 } export_follow;
 
 struct exporter {
@@ -533,6 +535,20 @@ static void export_report(exporter *ex)
         if (fl->status_seq == t->status_seq)
             continue;
         fl->status_seq = t->status_seq;
+        /* One line per change that matters: not the transient states, not
+         * the same error again, not a new run of a stream that keeps
+         * breaking the same way. */
+        if (!t->status_is_error && strncmp(t->status, "connect", 7) == 0)
+            continue;
+        if (t->status_is_error && fl->printed_error &&
+            strcmp(t->status, fl->printed) == 0)
+            continue;
+        if (!t->status_is_error && fl->printed_error &&
+            strncmp(t->status, "streaming", 9) == 0 &&
+            strncmp(fl->printed, "malformed", 9) == 0)
+            continue;
+        snprintf(fl->printed, sizeof(fl->printed), "%s", t->status);
+        fl->printed_error = t->status_is_error;
         if (t->m && !t->ended && t->m->have_pid)
             fprintf(stderr, "rtscope export: %s: %s: %s pid %lu\n", t->spec,
                     t->status, t->m->program, (unsigned long)t->m->pid);

@@ -402,12 +402,13 @@ static void influx_retry_later(influx *ix, int64_t now, const char *what)
 {
     ix->st.failed_requests++;
     ix->retry_at_ms = now + ix->backoff_ms;
+    /* no counts in the message: it is printed when it changes, and the
+     * counts are in /metrics (rtscope_influx_*) */
     influx_set_status(ix, 1,
-                      "InfluxDB: %.160s; retrying in %.1f s (%llu points "
-                      "queued, %llu dropped)",
-                      what, ix->backoff_ms / 1000.0,
-                      (unsigned long long)ix->st.queued_points,
-                      (unsigned long long)ix->st.dropped_points);
+                      "InfluxDB: %.300s; retrying (at most every %.1f s), "
+                      "keeping at most %llu bytes of points",
+                      what, ix->opts.backoff_max_ms / 1000.0,
+                      (unsigned long long)ix->opts.queue_max);
     ix->backoff_ms *= 2;
     if (ix->backoff_ms > ix->opts.backoff_max_ms)
         ix->backoff_ms = ix->opts.backoff_max_ms;
@@ -436,8 +437,7 @@ static void influx_finished(influx *ix, CURLcode rc, int64_t now)
         if (ix->resp[i] == '\n' || ix->resp[i] == '\r')
             ix->resp[i] = ' ';
     if (rc != CURLE_OK) {
-        snprintf(what, sizeof(what), "%s unreachable: %s",
-                 req == REQ_CREATE ? ix->query_url : ix->write_url,
+        snprintf(what, sizeof(what), "%.200s unreachable: %s", ix->opts.url,
                  curl_easy_strerror(rc));
         influx_retry_later(ix, now, what);
         return;

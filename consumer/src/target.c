@@ -224,10 +224,9 @@ static void target_end_run(target *t, int64_t now)
 /* Close the connection, end the run, schedule a retry. */
 static void target_drop(target *t, int64_t now, int clean)
 {
-    int had_header = t->dec && el_decoder_header_done(t->dec);
     target_close(t);
     target_end_run(t, now);
-    target_retry_later(t, now, clean || had_header);
+    target_retry_later(t, now, clean);
 }
 
 /* Merge output: decode and feed the model. */
