@@ -795,7 +795,7 @@ static int export_run(int argc, char **argv)
     ex.interval_ns = (uint64_t)(interval * 1e9);
     ex.forget_ms = (int64_t)(forget * 1000);
     ex.ntargets = (size_t)(argc - optind);
-    ex.targets = calloc(ex.ntargets, sizeof(*ex.targets));
+    ex.targets = calloc(ex.ntargets, sizeof(target *)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
     ex.follow = calloc(ex.ntargets, sizeof(*ex.follow));
     int rc = CLI_EXIT_OK;
     char why[300];

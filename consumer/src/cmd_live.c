@@ -392,7 +392,7 @@ static int live_run(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     v.ntargets = (size_t)(argc - optind);
-    v.targets = calloc(v.ntargets, sizeof(*v.targets));
+    v.targets = calloc(v.ntargets, sizeof(target *)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
     if (!v.targets)
         return CLI_EXIT_DATA;
     int rc = CLI_EXIT_OK;

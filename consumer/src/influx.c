@@ -339,6 +339,10 @@ void influx_add(influx *ix, const char *line, size_t len)
         b->data = nd;
         b->cap = nc;
     }
+    if (!b->data) { /* cannot happen: need > 0, so the block above ran */
+        ix->st.dropped_points++;
+        return;
+    }
     memcpy(b->data + b->len, line, len);
     b->data[b->len + len] = '\n';
     b->len += need;
@@ -461,6 +465,8 @@ static void influx_finished(influx *ix, CURLcode rc, int64_t now)
         return;
     }
     influx_batch *b = ix->head;
+    if (!b) /* cannot happen: a write is only started with a batch */
+        return;
     if (code >= 200 && code < 300) {
         ix->st.sent_points += b->points;
         ix->st.sent_batches++;

@@ -306,7 +306,8 @@ static void prom_target_family(FILE *f, target *const *targets, size_t n,
 void prom_write_targets(FILE *f, target *const *targets, size_t n)
 {
     const metrics *stack[64];
-    const metrics **ms = n <= 64 ? stack : calloc(n, sizeof(*ms));
+    const metrics **ms =
+        n <= 64 ? stack : calloc(n, sizeof(metrics *)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
     if (ms) {
         size_t k = prom_models(targets, n, ms);
         prom_write_programs(f, ms, k, targets, n);
