@@ -13,7 +13,6 @@
 #include "RtsUtils.h"
 #include "RtsFlags.h"
 #include "Stats.h"
-#include "Proftimer.h"
 #include "Rtscope.h"
 #include "eventlog/EventLogSocket.h"
 #include "eventlog/EventLogStream.h"
@@ -1032,7 +1031,7 @@ on_command(void *ctx, int cmd)
     case ELC_STOP_EVENTLOG:  cl->paused = true; break;
     case ELC_START_HEAP_PROF: startHeapProfTimer(); break;
     case ELC_STOP_HEAP_PROF:  stopHeapProfTimer(); break;
-    case ELC_REQUEST_CENSUS:  performHeapProfile = true; break;
+    case ELC_REQUEST_CENSUS:  requestHeapCensus(); break;
     }
 }
 

@@ -1,0 +1,307 @@
+/* -----------------------------------------------------------------------------
+ *
+ * (c) The rtscope developers, 2026
+ *
+ * Verifying the addresses a debugger sends before the debug stub reads
+ * them.
+ *
+ * ---------------------------------------------------------------------------*/
+
+#define _GNU_SOURCE
+#include "Rts.h"
+
+#include "RtsUtils.h"
+#include "DebugStubVerify.h"
+
+#if defined(THREADED_RTS)
+
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Note [Verified reads]
+ * ~~~~~~~~~~~~~~~~~~~~~
+ * ghc-debug's stub dereferences whatever address the debugger sends; a
+ * stale or mistyped pointer kills the program with SIGSEGV. rtscope's stub
+ * reads only memory it can show to be part of the Haskell heap or of a
+ * loaded object:
+ *
+ *  - Heap: the block groups the storage manager knows about, collected
+ *    with listAllBlocks() (plus the later blocks of compact regions) while
+ *    the RTS is paused, sorted by address. HEAP_ALLOCED() alone is not
+ *    enough on x86_64: with the two-step allocator it is a range check on
+ *    the reserved address space, and a free megablock in that range is
+ *    decommitted (PROT_NONE), so reading it faults. A block group from the
+ *    allocator's own lists is committed memory, all of it.
+ *  - Static: the PT_LOAD segments of the loaded ELF objects (the program
+ *    and every shared library, dl_iterate_phdr()). Info tables must lie in
+ *    an executable segment (with tables next to code they precede their
+ *    entry code); static closures and constructor names in any readable
+ *    one.
+ *
+ * A closure is readable if its header lies in such a region, its info
+ * pointer denotes a valid info table (executable segment, closure type in
+ * range), and its whole extent, computed from the info table and, for
+ * variable-sized objects, from size fields that are themselves checked to
+ * be in the region first, lies in the same region. Anything else gets an
+ * error reply.
+ *
+ * The heap index is built lazily on the first request that needs it after
+ * a pause, so the pause itself costs nothing extra, and thrown away on
+ * resume. Objects loaded by GHCi's own linker and the non-moving heap
+ * (+RTS -xn) are not covered: addresses there are refused, not read.
+ */
+
+static StubRegion *heap_idx = NULL;
+static size_t heap_n = 0, heap_cap = 0;
+static bool heap_valid = false;
+
+static StubRegion *stat_idx = NULL;    // bd field unused; start/end
+static bool *stat_exec = NULL;
+static size_t stat_n = 0, stat_cap = 0;
+
+static void
+heapAdd (bdescr *bd)
+{
+    if (bd->blocks == 0) return;
+    if (heap_n == heap_cap) {
+        heap_cap = heap_cap ? heap_cap * 2 : 1024;
+        heap_idx = stgReallocBytes(heap_idx, heap_cap * sizeof(StubRegion),
+                                   "stubHeapIndex");
+    }
+    heap_idx[heap_n].start = (StgWord) bd->start;
+    heap_idx[heap_n].end   = (StgWord) bd->start + (StgWord) bd->blocks * BLOCK_SIZE;
+    heap_idx[heap_n].bd    = bd;
+    heap_n++;
+}
+
+static void
+heapAddList (void *user STG_UNUSED, bdescr *bd)
+{
+    // A list can end in a block that is also the head of another list (the
+    // current pinned block still links into the nursery); duplicates are
+    // dropped after sorting. The bound guards against a cycle.
+    for (StgWord n = 0; bd != NULL && n < ((StgWord)1 << 28); bd = bd->link, n++) {
+        heapAdd(bd);
+        if ((bd->flags & BF_COMPACT) && bd->blocks != 0) {
+            // The region's later blocks hang off its block chain.
+            StgCompactNFDataBlock *b = ((StgCompactNFDataBlock *) bd->start)->next;
+            for (StgWord m = 0; b != NULL && m < ((StgWord)1 << 24); b = b->next, m++) {
+                heapAdd(Bdescr((P_) b));
+            }
+        }
+    }
+}
+
+static int
+cmpRegion (const void *a, const void *b)
+{
+    StgWord x = ((const StubRegion *) a)->start, y = ((const StubRegion *) b)->start;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static void
+heapBuild (void)
+{
+    if (heap_valid) return;
+    heap_n = 0;
+    listAllBlocks(heapAddList, NULL);
+    qsort(heap_idx, heap_n, sizeof(StubRegion), cmpRegion);
+    // drop duplicates and anything overlapping its predecessor
+    size_t w = 0;
+    for (size_t r = 0; r < heap_n; r++) {
+        if (w > 0 && heap_idx[r].start < heap_idx[w-1].end) continue;
+        heap_idx[w++] = heap_idx[r];
+    }
+    heap_n = w;
+    heap_valid = true;
+}
+
+static int
+addSegment (struct dl_phdr_info *info, size_t size STG_UNUSED, void *data STG_UNUSED)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R) || ph->p_memsz == 0) continue;
+        if (stat_n == stat_cap) {
+            stat_cap = stat_cap ? stat_cap * 2 : 64;
+            stat_idx = stgReallocBytes(stat_idx, stat_cap * sizeof(StubRegion), "stubStatic");
+            stat_exec = stgReallocBytes(stat_exec, stat_cap * sizeof(bool), "stubStatic");
+        }
+        stat_idx[stat_n].start = (StgWord) (info->dlpi_addr + ph->p_vaddr);
+        stat_idx[stat_n].end = stat_idx[stat_n].start + ph->p_memsz;
+        stat_idx[stat_n].bd = NULL;
+        stat_exec[stat_n] = (ph->p_flags & PF_X) != 0;
+        stat_n++;
+    }
+    return 0;
+}
+
+void
+stubVerifyNewPause (void)
+{
+    heap_valid = false;
+    stat_n = 0;
+    dl_iterate_phdr(addSegment, NULL);
+}
+
+void
+stubVerifyEndPause (void)
+{
+    heap_valid = false;
+}
+
+// Binary search for the region holding p in a sorted array.
+static StubRegion *
+findRegion (StubRegion *idx, size_t n, StgWord p)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (idx[mid].end <= p) lo = mid + 1;
+        else if (idx[mid].start > p) hi = mid;
+        else return &idx[mid];
+    }
+    return NULL;
+}
+
+bool
+stubHeapRegion (StgWord p, StubRegion *out)
+{
+    heapBuild();
+    StubRegion *r = findRegion(heap_idx, heap_n, p);
+    if (r == NULL) return false;
+    *out = *r;
+    return true;
+}
+
+bool
+stubStaticRegion (StgWord p, bool exec, StubRegion *out)
+{
+    // Segments are few (a few per object) and need not be sorted.
+    for (size_t i = 0; i < stat_n; i++) {
+        if (p >= stat_idx[i].start && p < stat_idx[i].end && (!exec || stat_exec[i])) {
+            *out = stat_idx[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool
+regionOf (StgWord p, StubRegion *out)
+{
+    return stubHeapRegion(p, out) || stubStaticRegion(p, false, out);
+}
+
+bool
+stubReadable (StgWord p, StgWord len)
+{
+    StubRegion r;
+    if (p + len < p) return false;
+    return regionOf(p, &r) && p + len <= r.end;
+}
+
+const StgInfoTable *
+stubInfoTable (StgWord info_ptr, StgWord bytes, const char **why)
+{
+    StubRegion r;
+    if (info_ptr % sizeof(StgWord) != 0 || info_ptr < bytes) {
+        *why = "info pointer is not aligned";
+        return NULL;
+    }
+    StgWord start = info_ptr - bytes;
+    if (!stubStaticRegion(start, true, &r) || info_ptr > r.end) {
+        *why = "info pointer is not in an executable segment of a loaded object";
+        return NULL;
+    }
+#if defined(TABLES_NEXT_TO_CODE)
+    const StgInfoTable *info = (const StgInfoTable *) info_ptr - 1;
+#else
+    const StgInfoTable *info = (const StgInfoTable *) info_ptr;
+#endif
+    if (info->type == INVALID_OBJECT || info->type >= N_CLOSURE_TYPES) {
+        *why = "not an info table (closure type out of range)";
+        return NULL;
+    }
+    return info;
+}
+
+// How many bytes of info table precede the info pointer for this type.
+static StgWord
+infoBytesFor (StgHalfWord type)
+{
+    switch (type) {
+    case CONSTR: case CONSTR_1_0: case CONSTR_0_1: case CONSTR_2_0:
+    case CONSTR_1_1: case CONSTR_0_2: case CONSTR_NOCAF:
+        return sizeof(StgConInfoTable);
+    case FUN: case FUN_1_0: case FUN_0_1: case FUN_2_0: case FUN_1_1:
+    case FUN_0_2: case FUN_STATIC:
+        return sizeof(StgFunInfoTable);
+    case THUNK: case THUNK_1_0: case THUNK_0_1: case THUNK_2_0:
+    case THUNK_1_1: case THUNK_0_2: case THUNK_STATIC: case THUNK_SELECTOR:
+        return sizeof(StgThunkInfoTable);
+    default:
+        return sizeof(StgInfoTable);
+    }
+}
+
+StgWord
+stubClosureSizeW (StgWord p, const char **why)
+{
+    StubRegion r;
+    p = (StgWord) UNTAG_CLOSURE((StgClosure *) p);
+    if (!regionOf(p, &r)) {
+        *why = "address is not in a heap block or static segment";
+        return 0;
+    }
+    StgWord avail = (r.end - p) / sizeof(StgWord);
+    if (avail < 1) { *why = "closure header outside its block"; return 0; }
+
+    StgWord info_ptr = (StgWord) ((StgClosure *) p)->header.info;
+    const StgInfoTable *info = stubInfoTable(info_ptr, sizeof(StgInfoTable), why);
+    if (info == NULL) return 0;
+    if (infoBytesFor(info->type) > sizeof(StgInfoTable) &&
+        stubInfoTable(info_ptr, infoBytesFor(info->type), why) == NULL) {
+        return 0;
+    }
+
+    switch (info->type) {
+    case AP_STACK: case AP: case PAP: case ARR_WORDS:
+    case MUT_ARR_PTRS_CLEAN: case MUT_ARR_PTRS_DIRTY:
+    case MUT_ARR_PTRS_FROZEN_CLEAN: case MUT_ARR_PTRS_FROZEN_DIRTY:
+    case SMALL_MUT_ARR_PTRS_CLEAN: case SMALL_MUT_ARR_PTRS_DIRTY:
+    case SMALL_MUT_ARR_PTRS_FROZEN_CLEAN: case SMALL_MUT_ARR_PTRS_FROZEN_DIRTY:
+    case STACK: case BCO:
+        // the size fields of these lie in their first five words
+        if (avail < 5) { *why = "closure extends past its block"; return 0; }
+        break;
+    default:
+        break;
+    }
+
+    StgWord size = closure_sizeW_((StgClosure *) p, info);
+    if (size == 0 || size > avail) {
+        *why = "closure extends past its block";
+        return 0;
+    }
+    return size;
+}
+
+void
+stubForEachBlock (StubBlockFn fn, void *user)
+{
+    heapBuild();
+    for (size_t i = 0; i < heap_n; i++) fn(user, &heap_idx[i]);
+}
+
+long
+stubStaticStrlen (StgWord s)
+{
+    StubRegion r;
+    if (!stubStaticRegion(s, false, &r)) return -1;
+    const char *nul = memchr((const char *) s, 0, r.end - s);
+    return nul == NULL ? -1 : (long) (nul - (const char *) s);
+}
+
+#endif /* THREADED_RTS */

@@ -1,0 +1,293 @@
+/* -----------------------------------------------------------------------------
+ *
+ * (c) The rtscope developers, 2026
+ *
+ * Info table provenance (IPE): the cache behind lookupIPE, and the
+ * EVENT_IPE events of heap profiling by info table (+RTS -hi).
+ *
+ * ---------------------------------------------------------------------------*/
+
+#include "PosixSource.h"
+#include "Rts.h"
+
+#include "RtsUtils.h"
+#include "RtsFlags.h"
+#include "Hash.h"
+#include "IPE.h"
+#include "IPEProvenance.h"
+#include "ZDecode.h"
+#include "Trace.h"
+#include "eventlog/EventLog.h"
+
+#include <string.h>
+#include <stdio.h>
+
+/* Note [-hi and RtsFlags.ProfFlags.doHeapProfile]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * GHC 9.2 adds HEAP_BY_INFO_TABLE to the values of
+ * RtsFlags.ProfFlags.doHeapProfile. We cannot: base's GHC.RTS.Flags, as
+ * compiled by Debian for 9.0.2, reads that field and maps it to its
+ * DoHeapProfile type with a toEnum that knows the 9.0.2 values only, so
+ * getRTSFlags (and getProfFlags) would throw in any program run with -hi.
+ *
+ * So -hi sets doHeapProfile to HEAP_BY_CLOSURE_TYPE (what -hT sets) and
+ * the separate flag heapProfByInfoTable. Everything that asks "is heap
+ * profiling on?" (the profiling timer, the scheduler, the stats) works
+ * unchanged, getRTSFlags reports HeapByClosureType, the closest value 9.0.2
+ * can express, and the census follows -hT's path, asking
+ * heapProfByInfoTable only where the two differ: the band of a closure
+ * (its info table, get_itbl(p), instead of its closure type or
+ * constructor), the label of a band (the table's address, "%p", as GHC 9.2
+ * writes it), the breakdown in EVENT_HEAP_PROF_BEGIN
+ * (HEAP_PROF_BREAKDOWN_INFO_TABLE, 8) and the EVENT_IPE events.
+ */
+
+/* Note [IPE events: once per stream, before first use]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * GHC 9.2 posts an EVENT_IPE for every entry of the info table map when
+ * the eventlog starts. We have no map, only what the census meets, so a
+ * table is posted just before the first heap sample that mentions it: the
+ * census calls ipeTraceForSample for each band before it posts
+ * EVENT_HEAP_PROF_SAMPLE_BEGIN, so a consumer reading in order always knows
+ * a band's name before it sees the band.
+ *
+ * "First" is per eventlog stream. A consumer that attaches to a restarted
+ * eventlog (after fork, after endEventLogging/startEventLogging, a new
+ * socket client) reads a new header and has seen none of the earlier
+ * events. Each entry therefore remembers the stream that carried it
+ * (posted_in); a new stream (ipeEventlogRestarted, called whenever the
+ * eventlog header is posted) bumps ipe_stream, which makes every entry
+ * unposted in O(1). ipeRepostAll posts everything known at once instead,
+ * for code that prefers names up front.
+ */
+
+typedef struct IPECacheEntry_ {
+    InfoProvEnt ipe;            // first: lookupIPE hands out &entry->ipe
+    bool known;                 // anything beyond the closure type?
+    StgWord posted_in;          // the stream that carried it; 0: none
+    struct IPECacheEntry_ *next;
+} IPECacheEntry;
+
+bool heapProfByInfoTable = false;
+
+static HashTable *ipe_cache = NULL;   // info pointer -> IPECacheEntry
+static IPECacheEntry *ipe_all = NULL; // every entry, newest first
+// The current eventlog stream. Bumped without ipe_lock, so that whoever
+// starts a stream may hold the eventlog's own locks while doing so.
+static StgWord ipe_stream = 1;
+
+static StgWord
+currentStream(void)
+{
+    return __atomic_load_n(&ipe_stream, __ATOMIC_ACQUIRE);
+}
+
+#if defined(THREADED_RTS)
+static Mutex ipe_lock;
+
+static void ipeInitLock(void) __attribute__((constructor));
+static void
+ipeInitLock(void)
+{
+    initMutex(&ipe_lock);
+}
+#endif
+
+// Each string is bounded so that an EVENT_IPE (six strings and a word)
+// always fits the eventlog's 16-bit payload size.
+#define IPE_MAX_STRING 1024
+
+static char *
+ipeString(const char *s)
+{
+    if (s == NULL) s = "";
+    size_t n = strlen(s);
+    if (n > IPE_MAX_STRING - 1) n = IPE_MAX_STRING - 1;
+    char *r = stgMallocBytes(n + 1, "ipeString");
+    memcpy(r, s, n);
+    r[n] = '\0';
+    return r;
+}
+
+static bool
+isConstructor(StgHalfWord type)
+{
+    switch (type) {
+    case CONSTR:
+    case CONSTR_1_0:
+    case CONSTR_0_1:
+    case CONSTR_2_0:
+    case CONSTR_1_1:
+    case CONSTR_0_2:
+    case CONSTR_NOCAF:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void
+freeIfSet(char *s)
+{
+    if (s != NULL) stgFree(s);
+}
+
+/* Build the entry of one info table. Sources, best first (see
+ * Note [Info table provenance from the binary] in IPEProvenance.c):
+ *   table name  ELF symbol, else DWARF linkage name
+ *   label       decoded symbol, else the constructor description
+ *   module      decoded symbol, else the DWARF compile unit, else the
+ *               constructor description
+ *   type        constructors: "package:Module" of the description
+ *   srcloc      DWARF source note, else the line table
+ */
+static IPECacheEntry *
+makeEntry(const StgInfoTable *info)
+{
+    const StgInfoTable *itbl = INFO_PTR_TO_STRUCT(info);
+    IPECacheEntry *e = stgMallocBytes(sizeof(IPECacheEntry), "makeEntry");
+    char closure_type[16];
+    snprintf(closure_type, sizeof(closure_type), "%u",
+             (unsigned int) itbl->type);
+
+    ProvenanceResult pr;
+    provenanceLookup((StgWord) info, &pr);
+
+    char *sym_module = NULL, *sym_label = NULL;
+    if (pr.table_name != NULL) {
+        infoSymbolNames(pr.table_name, &sym_module, &sym_label);
+    }
+
+    char *con_pkg_module = NULL, *con_module = NULL, *con_name = NULL;
+    if (isConstructor(itbl->type)) {
+        conDescNames(GET_CON_DESC(itbl_to_con_itbl(itbl)),
+                     &con_pkg_module, &con_module, &con_name);
+    }
+
+    const char *label = sym_label ? sym_label : con_name;
+    const char *module = sym_module ? sym_module
+                       : pr.module ? pr.module : con_module;
+
+    e->ipe.info = (StgInfoTable *) info;
+    e->ipe.prov.table_name   = ipeString(pr.table_name);
+    e->ipe.prov.closure_desc = ipeString(closure_type);
+    e->ipe.prov.ty_desc      = ipeString(con_pkg_module);
+    e->ipe.prov.label        = ipeString(label);
+    e->ipe.prov.module       = ipeString(module);
+    e->ipe.prov.srcloc       = ipeString(pr.srcloc);
+    e->known = pr.table_name != NULL || label != NULL || module != NULL
+            || pr.srcloc != NULL;
+    e->posted_in = 0;
+
+    freeIfSet(pr.table_name);
+    freeIfSet(pr.module);
+    freeIfSet(pr.srcloc);
+    freeIfSet(sym_module);
+    freeIfSet(sym_label);
+    freeIfSet(con_pkg_module);
+    freeIfSet(con_module);
+    freeIfSet(con_name);
+    return e;
+}
+
+/* Call with ipe_lock held. */
+static IPECacheEntry *
+cachedEntry(const StgInfoTable *info)
+{
+    if (ipe_cache == NULL) {
+        ipe_cache = allocHashTable();
+    }
+    IPECacheEntry *e = lookupHashTable(ipe_cache, (StgWord) info);
+    if (e == NULL) {
+        e = makeEntry(info);
+        insertHashTable(ipe_cache, (StgWord) info, e);
+        e->next = ipe_all;
+        ipe_all = e;
+    }
+    return e;
+}
+
+InfoProvEnt *
+lookupIPE(StgInfoTable *info)
+{
+    if (info == NULL) return NULL;
+    ACQUIRE_LOCK(&ipe_lock);
+    IPECacheEntry *e = cachedEntry(info);
+    RELEASE_LOCK(&ipe_lock);
+    return e->known ? &e->ipe : NULL;
+}
+
+/* Is anyone listening for IPE events? The eventlog, or (debug RTS, +RTS
+ * -v) the stderr tracer, which prints them as GHC 9.2's does. */
+static bool
+ipeTracing(void)
+{
+#if defined(TRACING)
+#if defined(DEBUG)
+    if (RtsFlags.TraceFlags.tracing == TRACE_STDERR) return true;
+#endif
+    return eventlog_enabled;
+#else
+    return false;
+#endif
+}
+
+/* Call with ipe_lock held. */
+static void
+postEntry(IPECacheEntry *e STG_UNUSED)
+{
+#if defined(TRACING)
+    const InfoProv *p = &e->ipe.prov;
+#if defined(DEBUG)
+    if (RtsFlags.TraceFlags.tracing == TRACE_STDERR) {
+        debugBelch("IPE: table_name %s, closure_desc %s, ty_desc %s, "
+                   "label %s, module %s, srcloc %s\n",
+                   p->table_name, p->closure_desc, p->ty_desc, p->label,
+                   p->module, p->srcloc);
+        e->posted_in = currentStream();
+        return;
+    }
+#endif
+    if (!eventlog_enabled) return;
+    // The event carries the info table's address, as do the labels of the
+    // samples ("%p" of get_itbl(p)); see Note [-hi and ...].
+    postIPE((StgWord64) (W_) INFO_PTR_TO_STRUCT(e->ipe.info),
+            p->table_name, p->closure_desc, p->ty_desc, p->label,
+            p->module, p->srcloc);
+    e->posted_in = currentStream();
+#endif
+}
+
+void
+ipeTraceForSample(const StgInfoTable *itbl)
+{
+    if (!ipeTracing()) return;
+#if defined(TABLES_NEXT_TO_CODE)
+    const StgInfoTable *info = itbl + 1;
+#else
+    const StgInfoTable *info = itbl;
+#endif
+    ACQUIRE_LOCK(&ipe_lock);
+    IPECacheEntry *e = cachedEntry(info);
+    if (e->posted_in != currentStream()) {
+        postEntry(e);
+    }
+    RELEASE_LOCK(&ipe_lock);
+}
+
+void
+ipeEventlogRestarted(void)
+{
+    // 64 bits: no wrap-around in the life of a process.
+    __atomic_add_fetch(&ipe_stream, 1, __ATOMIC_ACQ_REL);
+}
+
+void
+ipeRepostAll(void)
+{
+    ACQUIRE_LOCK(&ipe_lock);
+    for (IPECacheEntry *e = ipe_all; e != NULL; e = e->next) {
+        postEntry(e);
+    }
+    RELEASE_LOCK(&ipe_lock);
+}

@@ -1,0 +1,54 @@
+/* -----------------------------------------------------------------------------
+ *
+ * (c) The rtscope developers, 2026
+ *
+ * Pausing the RTS: what the scheduler and the debug stub share with the
+ * public pause API (rts_pause() and friends, declared in RtsAPI.h).
+ *
+ * ---------------------------------------------------------------------------*/
+
+#pragma once
+
+#include "BeginPrivate.h"
+
+#if defined(THREADED_RTS)
+
+/* The Task that paused the RTS with rts_pause(), or that holds every
+ * Capability after a GC for a pause-after-GC request; NULL otherwise.
+ * Owned by whoever owns all the Capabilities.
+ * See Note [Locking and pausing the RTS] in RtsPause.c */
+extern Task *rts_pausing_task;
+
+/* rts_lock() calls this before waiting for a Capability: taking a
+ * Capability while this thread has paused the RTS cannot succeed. */
+void rtsPauseCheckLock (Task *task);
+
+/* Walk the threads and the non-thread roots without the "paused on my
+ * Task" check of the public functions. The caller guarantees that the RTS
+ * is paused for its benefit (the debug stub, which may read the heap while
+ * another thread holds the pause on its behalf). */
+void pauseListThreads   (ListThreadsCb cb, void *user);
+void pauseListMiscRoots (ListRootsCb cb, void *user);
+
+/* Pause after the next major GC. See Note [Pause after GC] in RtsPause.c.
+ *
+ * pauseAfterGcArm() arms the request; the callback runs on the thread
+ * that holds every Capability at the end of the next major GC, and from
+ * then on the RTS stays paused until pauseAfterGcRelease().
+ * pauseAfterGcDisarm() withdraws a request that has not fired yet and
+ * reports whether it had. */
+typedef void (*PauseAfterGcCb)(void);
+void pauseAfterGcArm     (PauseAfterGcCb on_paused);
+bool pauseAfterGcDisarm  (void);
+void pauseAfterGcRelease (void);
+bool pauseAfterGcHeld    (void);
+
+/* For scheduleDoGC(): whether this GC must be single-threaded because a
+ * pause after it was asked for, and the hook it calls while it still owns
+ * every Capability. */
+bool pauseAfterGcWanted (bool major_gc);
+void pauseAfterGcHook   (Task *task, bool major_gc);
+
+#endif /* THREADED_RTS */
+
+#include "EndPrivate.h"

@@ -1,0 +1,52 @@
+/* -----------------------------------------------------------------------------
+ *
+ * (c) The rtscope developers, 2026
+ *
+ * Getting buffered events to the EventLogWriter while the program runs.
+ * See Note [Flushing the eventlog] in EventLogFlush.c.
+ *
+ * ---------------------------------------------------------------------------*/
+
+#pragma once
+
+#include "Capability.h"
+
+#include "BeginPrivate.h"
+
+#if defined(TRACING)
+
+// True while eventlogging runs with --eventlog-flush-interval.
+extern bool eventlog_flush_active;
+
+// Called from handle_tick(); may run in a signal handler.
+void eventlogFlushTick(void);
+
+void eventlogFlushIfDue_(Capability *cap);
+void eventlogFlushBeforeIdle_(Capability *cap);
+
+// The scheduler calls this at the top of its loop, holding cap.
+INLINE_HEADER void eventlogFlushIfDue(Capability *cap)
+{
+    if (RTS_UNLIKELY(RELAXED_LOAD(&eventlog_flush_active))) {
+        eventlogFlushIfDue_(cap);
+    }
+}
+
+// The scheduler calls this, holding cap, when it has nothing to run and is
+// about to sleep (threaded) or block in awaitEvent() (non-threaded).
+INLINE_HEADER void eventlogFlushBeforeIdle(Capability *cap)
+{
+    if (RTS_UNLIKELY(RELAXED_LOAD(&eventlog_flush_active))) {
+        eventlogFlushBeforeIdle_(cap);
+    }
+}
+
+#else
+
+INLINE_HEADER void eventlogFlushTick(void) {}
+INLINE_HEADER void eventlogFlushIfDue(Capability *cap STG_UNUSED) {}
+INLINE_HEADER void eventlogFlushBeforeIdle(Capability *cap STG_UNUSED) {}
+
+#endif /* TRACING */
+
+#include "EndPrivate.h"
