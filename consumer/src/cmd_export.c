@@ -46,6 +46,10 @@ typedef struct export_follow {
     uint64_t status_seq;
     char printed[256]; /* the last status line printed */
     int printed_error;
+    /* kinds of line printed lately (digits ignored), so that a target
+     * failing or restarting in a loop prints each kind once a minute */
+    uint64_t recent_kind[4];
+    int64_t recent_at[4];
 } export_follow;
 
 struct exporter {
@@ -525,6 +529,28 @@ static int export_parse_secs(const char *s, double *out)
     return 0;
 }
 
+/* 1 if a line of the same kind as `msg` (same text but for digits) was
+ * printed in the last minute; else remembers it and returns 0. */
+static int export_seen_lately(export_follow *fl, const char *msg, int64_t now)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = msg; *p; p++)
+        if (*p < '0' || *p > '9') {
+            h ^= (unsigned char)*p;
+            h *= 1099511628211ull;
+        }
+    int oldest = 0;
+    for (int i = 0; i < 4; i++) {
+        if (fl->recent_kind[i] == h && now - fl->recent_at[i] < 60000)
+            return 1;
+        if (fl->recent_at[i] < fl->recent_at[oldest])
+            oldest = i;
+    }
+    fl->recent_kind[oldest] = h;
+    fl->recent_at[oldest] = now;
+    return 0;
+}
+
 static void export_report(exporter *ex)
 {
     if (ex->quiet)
@@ -546,6 +572,8 @@ static void export_report(exporter *ex)
         if (!t->status_is_error && fl->printed_error &&
             strncmp(t->status, "streaming", 9) == 0 &&
             strncmp(fl->printed, "malformed", 9) == 0)
+            continue;
+        if (export_seen_lately(fl, t->status, target_now_ms()))
             continue;
         snprintf(fl->printed, sizeof(fl->printed), "%s", t->status);
         fl->printed_error = t->status_is_error;

@@ -482,7 +482,10 @@ static void target_eof(target *t, int64_t now)
                       el_decoder_error(t->dec)->msg);
         t->failures++;
     }
-    target_drop(t, now, 1);
+    /* a run that ends within a second is no reason to hurry back: a
+     * program in a crash loop is retried with backoff like a refusal */
+    target_drop(t, now, !t->failed && st != EL_ERR_FORMAT &&
+                            now - t->run_started_ms >= 1000);
 }
 
 /* Feed `n` bytes; returns -1 if the connection was dropped. */
