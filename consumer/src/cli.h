@@ -26,6 +26,8 @@ extern const cli_command cli_cmd_ipe;
 extern const cli_command cli_cmd_hp;
 extern const cli_command cli_cmd_html;
 extern const cli_command cli_cmd_diff;
+extern const cli_command cli_cmd_live;
+extern const cli_command cli_cmd_export;
 
 /* Options every reading subcommand accepts. */
 typedef struct cli_input_opts {

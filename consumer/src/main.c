@@ -16,6 +16,8 @@ static const cli_command *const main_commands[] = {
     &cli_cmd_hp,
     &cli_cmd_html,
     &cli_cmd_diff,
+    &cli_cmd_live,
+    &cli_cmd_export,
 };
 
 #define MAIN_NCOMMANDS (sizeof(main_commands) / sizeof(main_commands[0]))

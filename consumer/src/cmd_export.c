@@ -1,0 +1,900 @@
+/* rtscope export: follow running programs' eventlog sockets and serve their
+ * metrics to Prometheus (/metrics, libmicrohttpd) and/or push them to
+ * InfluxDB 1.x (line protocol, libcurl).
+ *
+ * Note [One thread, one poll]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Everything runs in one thread around one poll: the targets' sockets,
+ * libmicrohttpd's epoll descriptor (the daemon runs in external-select mode,
+ * MHD_run after each poll) and libcurl's sockets (curl_multi_poll takes the
+ * other descriptors as extra fds). So the metrics models need no locks, a
+ * scrape always sees whole samples, and the process costs one wake-up per
+ * event batch. Each target reads at most EXPORT_READ_BUDGET bytes per turn
+ * so a flooding program cannot starve scrapes or the others.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "influx.h"
+#include "prom.h"
+#include "target.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <getopt.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define EXPORT_READ_BUDGET ((size_t)1 << 20)
+
+typedef struct exporter exporter;
+
+/* Per-target InfluxDB bookkeeping: what was last written for the run. */
+typedef struct export_follow {
+    exporter *ex;
+    target *t;
+    uint64_t last_rts_ts; /* program time of the last ghc_rts point */
+    int rts_written;
+    int rts_dirty;
+    uint64_t last_sample_ts; /* program time of the last census sent */
+    int sample_written;
+    uint64_t status_seq;
+    char printed[256]; /* the last status line printed */
+    int printed_error;
+    /* kinds of line printed lately (digits ignored), so that a target
+     * failing or restarting in a loop prints each kind once a minute */
+    uint64_t recent_kind[4];
+    int64_t recent_at[4];
+} export_follow;
+
+struct exporter {
+    export_follow *follow;
+    target **targets;
+    size_t ntargets;
+    influx *ix;
+    uint64_t ix_status_seq;
+    struct MHD_Daemon *httpd;
+    uint64_t interval_ns; /* ghc_rts points at most this often */
+    int64_t forget_ms;
+    int quiet;
+    uint64_t scrapes, control_requests;
+    char line[8192];
+};
+
+static volatile sig_atomic_t export_stop_flag;
+
+static void export_on_signal(int sig)
+{
+    (void)sig;
+    export_stop_flag = 1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* InfluxDB points.                                                        */
+
+/* "measurement,program=P,pid=N" into ex->line; returns its length. */
+static size_t export_series(exporter *ex, const char *measurement,
+                            const metrics *m)
+{
+    char prog[300];
+    influx_escape_tag(prog, sizeof(prog), m->program[0] ? m->program
+                                                        : "unknown");
+    int n = snprintf(ex->line, sizeof(ex->line), "%s,program=%s,pid=%lu",
+                     measurement, prog, (unsigned long)m->pid);
+    return n < 0 ? 0 : (size_t)n;
+}
+
+static void export_add(exporter *ex, size_t n)
+{
+    if (n < sizeof(ex->line))
+        influx_add(ex->ix, ex->line, n);
+}
+
+#define EXPORT_APPEND(ex, n, ...)                                             \
+    do {                                                                      \
+        if ((n) < sizeof((ex)->line)) {                                       \
+            int w_ = snprintf((ex)->line + (n), sizeof((ex)->line) - (n),     \
+                              __VA_ARGS__);                                   \
+            (n) += w_ < 0 ? 0 : (size_t)w_;                                   \
+        }                                                                     \
+    } while (0)
+
+static void export_rts_point(export_follow *fl, uint64_t ts)
+{
+    exporter *ex = fl->ex;
+    const metrics *m = fl->t->m;
+    if (fl->rts_written && ts <= fl->last_rts_ts)
+        return; /* never send a point older than one already sent */
+    uint64_t major = 0;
+    for (int g = 1; g <= METRICS_MAX_GENS; g++)
+        major += m->gc_by_gen[g];
+    size_t n = export_series(ex, "ghc_rts", m);
+    EXPORT_APPEND(ex, n,
+                  " allocated=%llui,gc_count=%llui,gc_major=%llui,"
+                  "gc_pause_total=%.9g,gc_pause_max=%.9g,gc_copied=%llui,"
+                  "dropped_bytes=%llui,events=%llui",
+                  (unsigned long long)m->allocated,
+                  (unsigned long long)m->gc_count, (unsigned long long)major,
+                  (double)m->pause_sum_ns / 1e9,
+                  (double)m->pause_max_ns / 1e9,
+                  (unsigned long long)m->gc_copied,
+                  (unsigned long long)m->dropped_bytes,
+                  (unsigned long long)m->events);
+    if (m->have_heap_size)
+        EXPORT_APPEND(ex, n, ",heap_size=%llui",
+                      (unsigned long long)m->heap_size);
+    if (m->have_live_bytes)
+        EXPORT_APPEND(ex, n, ",live_bytes=%llui",
+                      (unsigned long long)m->live_bytes);
+    if (m->have_blocks_size)
+        EXPORT_APPEND(ex, n, ",blocks_size=%llui",
+                      (unsigned long long)m->blocks_size);
+    if (m->have_mem)
+        EXPORT_APPEND(ex, n,
+                      ",mem_current=%llui,mem_needed=%llui,mem_returned=%llui",
+                      (unsigned long long)m->mem_current,
+                      (unsigned long long)m->mem_needed,
+                      (unsigned long long)m->mem_returned);
+    EXPORT_APPEND(ex, n, " %lld", (long long)metrics_unix_ns(m, ts));
+    export_add(ex, n);
+    fl->last_rts_ts = ts;
+    fl->rts_written = 1;
+    fl->rts_dirty = 0;
+}
+
+static void export_sample_points(export_follow *fl)
+{
+    exporter *ex = fl->ex;
+    const metrics *m = fl->t->m;
+    const metrics_sample *s = &m->latest;
+    int64_t when = metrics_unix_ns(m, s->ts);
+    if (fl->sample_written && s->ts <= fl->last_sample_ts)
+        return; /* never a census older than one already sent */
+    fl->last_sample_ts = s->ts;
+    fl->sample_written = 1;
+    size_t n = export_series(ex, "ghc_heap_census", m);
+    EXPORT_APPEND(ex, n, " total=%llui,bands=%llui,other=%llui,sample=%llui %lld",
+                  (unsigned long long)s->total,
+                  (unsigned long long)s->nbands,
+                  (unsigned long long)s->other,
+                  (unsigned long long)m->samples, (long long)when);
+    export_add(ex, n);
+    char band[1024];
+    for (size_t i = 0; i <= s->ntop; i++) {
+        const char *name = i < s->ntop ? s->top[i].name : "other";
+        uint64_t bytes = i < s->ntop ? s->top[i].bytes : s->other;
+        if (influx_escape_tag(band, sizeof(band), name) >= sizeof(band))
+            continue;
+        n = export_series(ex, "ghc_heap_band", m);
+        EXPORT_APPEND(ex, n, ",band=%s bytes=%llui %lld", band,
+                      (unsigned long long)bytes, (long long)when);
+        export_add(ex, n);
+    }
+}
+
+static void export_marker_point(export_follow *fl)
+{
+    exporter *ex = fl->ex;
+    const metrics *m = fl->t->m;
+    const metrics_marker *mk =
+        &m->markers[(m->nmarkers - 1) % METRICS_MARKERS];
+    char text[256];
+    influx_escape_string(text, sizeof(text), mk->text);
+    size_t n = export_series(ex, "ghc_marker", m);
+    EXPORT_APPEND(ex, n, " text=%s %lld", text,
+                  (long long)metrics_unix_ns(m, mk->ts));
+    export_add(ex, n);
+}
+
+static void export_on_event(void *ctx, target *t, const el_event *ev,
+                            unsigned changed)
+{
+    export_follow *fl = ctx;
+    exporter *ex = fl->ex;
+    if (!ev) {
+        if (changed == 0) { /* a run begins */
+            fl->rts_written = 0;
+            fl->rts_dirty = 0;
+            fl->last_rts_ts = 0;
+            fl->last_sample_ts = 0;
+            fl->sample_written = 0;
+        } else if (ex->ix && t->m && t->m->have_wall && t->m->have_pid &&
+                   fl->rts_dirty) {
+            export_rts_point(fl, t->m->last_ts); /* the run's final state */
+        }
+        return;
+    }
+    if (!ex->ix || !changed || !t->m->have_wall || !t->m->have_pid)
+        return;
+    if (changed & (METRICS_CHANGED_HEAP | METRICS_CHANGED_GC |
+                   METRICS_CHANGED_LOSS))
+        fl->rts_dirty = 1;
+    if (changed & METRICS_CHANGED_SAMPLE)
+        export_sample_points(fl);
+    if (changed & METRICS_CHANGED_MARKER)
+        export_marker_point(fl);
+    /* HEAP_SIZE is the last event the RTS writes for a GC */
+    if (fl->rts_dirty && (ev->type == EL_HEAP_SIZE || ev->type == EL_USER_MSG) &&
+        (!fl->rts_written || ev->ts >= fl->last_rts_ts + ex->interval_ns))
+        export_rts_point(fl, ev->ts);
+}
+
+/* ---------------------------------------------------------------------- */
+/* HTTP: /metrics and /control/...                                         */
+
+static void export_write_self(exporter *ex, FILE *f)
+{
+    struct rusage ru;
+    long rss_pages = 0;
+    FILE *sm = fopen("/proc/self/statm", "r");
+    if (sm) {
+        long size;
+        if (fscanf(sm, "%ld %ld", &size, &rss_pages) != 2)
+            rss_pages = 0;
+        fclose(sm);
+    }
+    prom_write_family(f, "process_resident_memory_bytes", "gauge",
+                      "Resident memory of the exporter.");
+    fprintf(f, "process_resident_memory_bytes %lld\n",
+            (long long)rss_pages * sysconf(_SC_PAGESIZE));
+    if (getrusage(RUSAGE_SELF, &ru) == 0) {
+        prom_write_family(f, "process_cpu_seconds_total", "counter",
+                          "CPU time of the exporter.");
+        fprintf(f, "process_cpu_seconds_total %.6f\n",
+                (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+                    (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+    }
+    prom_write_family(f, "rtscope_scrapes_total", "counter",
+                      "Requests for /metrics served.");
+    fprintf(f, "rtscope_scrapes_total %llu\n",
+            (unsigned long long)ex->scrapes);
+    if (!ex->ix)
+        return;
+    influx_stats st;
+    influx_get_stats(ex->ix, &st);
+    static const struct {
+        const char *name, *type, *help;
+    } fam[] = {
+        {"rtscope_influx_queue_bytes", "gauge",
+         "Line-protocol bytes waiting to be written to InfluxDB."},
+        {"rtscope_influx_queue_points", "gauge",
+         "Points waiting to be written to InfluxDB."},
+        {"rtscope_influx_queue_max_bytes", "gauge",
+         "Bound of the InfluxDB queue (--influx-queue)."},
+        {"rtscope_influx_sent_points_total", "counter",
+         "Points InfluxDB accepted."},
+        {"rtscope_influx_dropped_points_total", "counter",
+         "Points dropped: queue full during an outage, or rejected by "
+         "InfluxDB."},
+        {"rtscope_influx_failed_requests_total", "counter",
+         "Write requests that failed and were retried."},
+    };
+    const uint64_t v[] = {st.queued_bytes,   st.queued_points,
+                          st.queue_max,      st.sent_points,
+                          st.dropped_points, st.failed_requests};
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        prom_write_family(f, fam[i].name, fam[i].type, fam[i].help);
+        fprintf(f, "%s %llu\n", fam[i].name, (unsigned long long)v[i]);
+    }
+}
+
+static enum MHD_Result export_respond(struct MHD_Connection *c,
+                                      unsigned status, const char *type,
+                                      char *body, size_t len)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result export_text(struct MHD_Connection *c, unsigned status,
+                                   const char *text)
+{
+    char *b = strdup(text);
+    if (!b)
+        return MHD_NO;
+    return export_respond(c, status, "text/plain; charset=utf-8", b,
+                          strlen(b));
+}
+
+static enum MHD_Result export_control(exporter *ex, struct MHD_Connection *c,
+                                      const char *what)
+{
+    enum target_command cmd;
+    if (strcmp(what, "request-heap-census") == 0)
+        cmd = TARGET_CMD_REQUEST_CENSUS;
+    else if (strcmp(what, "start-heap-profiling") == 0)
+        cmd = TARGET_CMD_START_HEAP_PROF;
+    else if (strcmp(what, "stop-heap-profiling") == 0)
+        cmd = TARGET_CMD_STOP_HEAP_PROF;
+    else
+        return export_text(c, MHD_HTTP_NOT_FOUND,
+                           "unknown control: use /control/request-heap-"
+                           "census, /control/start-heap-profiling or "
+                           "/control/stop-heap-profiling\n");
+    const char *pid = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+                                                  "pid");
+    const char *prog = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+                                                   "program");
+    const char *tspec = MHD_lookup_connection_value(
+        c, MHD_GET_ARGUMENT_KIND, "target");
+    char *body = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&body, &len);
+    if (!f)
+        return MHD_NO;
+    unsigned sent = 0, failed = 0;
+    ex->control_requests++;
+    for (size_t i = 0; i < ex->ntargets; i++) {
+        target *t = ex->targets[i];
+        const metrics *m = t->m;
+        if (!m || t->ended)
+            continue;
+        if (pid && (!m->have_pid || strtoul(pid, NULL, 10) != m->pid))
+            continue;
+        if (prog && strcmp(prog, m->program) != 0)
+            continue;
+        if (tspec && strcmp(tspec, t->spec) != 0)
+            continue;
+        int ok = target_send(t, cmd) == 0;
+        fprintf(f, "%s: %s (pid %lu, %s): %s\n", target_command_name(cmd),
+                m->program, (unsigned long)m->pid, t->spec,
+                ok ? "sent" : t->status);
+        if (ok)
+            sent++;
+        else
+            failed++;
+    }
+    if (!sent && !failed)
+        fprintf(f, "%s: no connected program matches\n",
+                target_command_name(cmd));
+    if (fclose(f) != 0) {
+        free(body);
+        return MHD_NO;
+    }
+    unsigned status = sent ? MHD_HTTP_OK
+                      : failed ? MHD_HTTP_BAD_GATEWAY
+                               : MHD_HTTP_NOT_FOUND;
+    return export_respond(c, status, "text/plain; charset=utf-8", body, len);
+}
+
+static enum MHD_Result export_http(void *cls, struct MHD_Connection *c,
+                                   const char *url, const char *method,
+                                   const char *version,
+                                   const char *upload_data,
+                                   size_t *upload_data_size, void **con_cls)
+{
+    static int first_call_marker;
+    exporter *ex = cls;
+    (void)version;
+    (void)upload_data;
+    if (!*con_cls) {
+        *con_cls = &first_call_marker;
+        return MHD_YES;
+    }
+    if (*upload_data_size) { /* a control request's body is ignored */
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    int get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
+              strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    int post = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
+    if (strncmp(url, "/control/", 9) == 0) {
+        if (!post)
+            return export_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+                               "control requests are POST requests\n");
+        return export_control(ex, c, url + 9);
+    }
+    if (strcmp(url, "/metrics") == 0) {
+        if (!get)
+            return export_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+                               "/metrics: use GET\n");
+        char *body = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&body, &len);
+        if (!f)
+            return MHD_NO;
+        ex->scrapes++;
+        prom_write_targets(f, ex->targets, ex->ntargets);
+        export_write_self(ex, f);
+        if (fclose(f) != 0) {
+            free(body);
+            return MHD_NO;
+        }
+        return export_respond(c, MHD_HTTP_OK, PROM_CONTENT_TYPE, body, len);
+    }
+    if (strcmp(url, "/") == 0 && get)
+        return export_text(c, MHD_HTTP_OK,
+                           "rtscope export\n\nGET  /metrics\n"
+                           "POST /control/request-heap-census[?pid=N|"
+                           "program=NAME|target=SPEC]\n"
+                           "POST /control/start-heap-profiling\n"
+                           "POST /control/stop-heap-profiling\n");
+    return export_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
+}
+
+/* Parse HOST:PORT, :PORT, PORT or [V6]:PORT; HOST defaults to 127.0.0.1. */
+static int export_listen_addr(const char *spec, struct sockaddr_storage *ss,
+                              char *why, size_t why_len)
+{
+    char host[256] = "127.0.0.1";
+    const char *port = spec;
+    const char *colon = strrchr(spec, ':');
+    if (colon) {
+        size_t hl = (size_t)(colon - spec);
+        const char *h = spec;
+        if (hl >= 2 && h[0] == '[' && h[hl - 1] == ']') {
+            h++;
+            hl -= 2;
+        }
+        if (hl >= sizeof(host)) {
+            snprintf(why, why_len, "host too long in '%s'", spec);
+            return -1;
+        }
+        if (hl) {
+            memcpy(host, h, hl);
+            host[hl] = 0;
+        }
+        port = colon + 1;
+    }
+    char *end;
+    long pn = strtol(port, &end, 10);
+    if (!*port || *end || pn < 0 || pn > 65535) {
+        snprintf(why, why_len, "expected HOST:PORT, got '%s'", spec);
+        return -1;
+    }
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    int g = getaddrinfo(host, port, &hints, &res);
+    if (g != 0) {
+        snprintf(why, why_len, "cannot resolve '%s': %s", host,
+                 gai_strerror(g));
+        return -1;
+    }
+    memset(ss, 0, sizeof(*ss));
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    freeaddrinfo(res);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static const char export_usage[] =
+    "usage: rtscope export TARGET... [--prometheus [HOST:]PORT]\n"
+    "                      [--influx URL [--db NAME]] [options]\n"
+    "\n"
+    "Follow running programs' eventlog sockets (TARGET: unix:PATH,\n"
+    "tcp:HOST:PORT or tcp:PORT) and export their metrics, labelled by\n"
+    "program and pid: heap size, live bytes, blocks size, memory returned,\n"
+    "allocation, GC counts and a pause-time histogram, the top N heap-profile\n"
+    "bands of the latest sample plus 'other', and the bytes the socket\n"
+    "dropped. Programs that exit are picked up again when they restart (a\n"
+    "new run: new pid). A target that fails is retried; it never stops the\n"
+    "others. Runs until interrupted.\n"
+    "\n"
+    "  --prometheus ADDR   serve GET /metrics (Prometheus text format) and\n"
+    "                      POST /control/request-heap-census,\n"
+    "                      /control/start-heap-profiling,\n"
+    "                      /control/stop-heap-profiling (all programs, or\n"
+    "                      ?pid=N, ?program=NAME, ?target=SPEC) on ADDR\n"
+    "                      (HOST:PORT; HOST defaults to 127.0.0.1)\n"
+    "  --influx URL        push InfluxDB 1.x line protocol to URL/write\n"
+    "                      (measurements ghc_rts, ghc_heap_census,\n"
+    "                      ghc_heap_band, ghc_marker)\n"
+    "  --db NAME           InfluxDB database (default rtscope; created\n"
+    "                      unless --no-create-db)\n"
+    "  --no-create-db      do not send CREATE DATABASE\n"
+    "  --influx-queue SIZE points held while InfluxDB is unreachable, in\n"
+    "                      bytes (default 8M; the oldest are dropped and\n"
+    "                      counted beyond it)\n"
+    "  --influx-flush SECS send a batch at least this often (default 1)\n"
+    "  --influx-backoff SECS  longest delay between retries (default 8)\n"
+    "  --interval SECS     ghc_rts points at most this often in program\n"
+    "                      time (default 1)\n"
+    "  --bands N           bands per sample exported (default 10)\n"
+    "  --backoff SECS      longest delay between connection attempts to a\n"
+    "                      target (default 2): a restarted program is\n"
+    "                      followed within this\n"
+    "  --forget SECS       drop an ended run's series after SECS unless the\n"
+    "                      program comes back earlier (default 60)\n"
+    "  --merge-buffer SIZE bytes held per target to order events across\n"
+    "                      capabilities (default 2M)\n"
+    "  --quiet             no status messages on stderr\n"
+    "\n"
+    "Status changes (connected, program ended, cannot connect, malformed\n"
+    "stream, InfluxDB unreachable) go to stderr, one line each.\n"
+    "See docs/live-and-export.md.\n";
+
+static int export_parse_secs(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v > 0) || v > 86400)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* 1 if a line of the same kind as `msg` (same text but for digits) was
+ * printed in the last minute; else remembers it and returns 0. */
+static int export_seen_lately(export_follow *fl, const char *msg, int64_t now)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = msg; *p; p++)
+        if (*p < '0' || *p > '9') {
+            h ^= (unsigned char)*p;
+            h *= 1099511628211ull;
+        }
+    int oldest = 0;
+    for (int i = 0; i < 4; i++) {
+        if (fl->recent_kind[i] == h && now - fl->recent_at[i] < 60000)
+            return 1;
+        if (fl->recent_at[i] < fl->recent_at[oldest])
+            oldest = i;
+    }
+    fl->recent_kind[oldest] = h;
+    fl->recent_at[oldest] = now;
+    return 0;
+}
+
+static void export_report(exporter *ex)
+{
+    if (ex->quiet)
+        return;
+    for (size_t i = 0; i < ex->ntargets; i++) {
+        export_follow *fl = &ex->follow[i];
+        target *t = ex->targets[i];
+        if (fl->status_seq == t->status_seq)
+            continue;
+        fl->status_seq = t->status_seq;
+        /* One line per change that matters: not the transient states, not
+         * the same error again, not a new run of a stream that keeps
+         * breaking the same way. */
+        if (!t->status_is_error && strncmp(t->status, "connect", 7) == 0)
+            continue;
+        if (t->status_is_error && fl->printed_error &&
+            strcmp(t->status, fl->printed) == 0)
+            continue;
+        if (!t->status_is_error && fl->printed_error &&
+            strncmp(t->status, "streaming", 9) == 0 &&
+            strncmp(fl->printed, "malformed", 9) == 0)
+            continue;
+        if (export_seen_lately(fl, t->status, target_now_ms()))
+            continue;
+        snprintf(fl->printed, sizeof(fl->printed), "%s", t->status);
+        fl->printed_error = t->status_is_error;
+        if (t->m && !t->ended && t->m->have_pid)
+            fprintf(stderr, "rtscope export: %s: %s: %s pid %lu\n", t->spec,
+                    t->status, t->m->program, (unsigned long)t->m->pid);
+        else
+            fprintf(stderr, "rtscope export: %s: %s\n", t->spec, t->status);
+    }
+    if (ex->ix) {
+        uint64_t seq;
+        int err;
+        const char *s = influx_status(ex->ix, &seq, &err);
+        if (seq != ex->ix_status_seq) {
+            ex->ix_status_seq = seq;
+            fprintf(stderr, "rtscope export: %s\n", s);
+        }
+    }
+}
+
+static void export_forget(exporter *ex, int64_t now)
+{
+    for (size_t i = 0; i < ex->ntargets; i++) {
+        target *t = ex->targets[i];
+        if (t->m && t->ended && now - t->run_ended_ms >= ex->forget_ms) {
+            metrics_free(t->m);
+            t->m = NULL;
+        }
+    }
+}
+
+static int export_run(int argc, char **argv);
+
+const cli_command cli_cmd_export = {
+    "export",
+    "serve running programs' metrics to Prometheus / push to InfluxDB",
+    export_usage,
+    export_run,
+};
+
+static int export_loop(exporter *ex)
+{
+    size_t n = ex->ntargets;
+    struct pollfd *pfds = calloc(n + 1, sizeof(*pfds));
+    struct curl_waitfd *wfds = calloc(n + 1, sizeof(*wfds));
+    if (!pfds || !wfds) {
+        free(pfds);
+        free(wfds);
+        fprintf(stderr, "rtscope export: out of memory\n");
+        return CLI_EXIT_DATA;
+    }
+    int mhd_fd = -1;
+    if (ex->httpd) {
+        const union MHD_DaemonInfo *di =
+            MHD_get_daemon_info(ex->httpd, MHD_DAEMON_INFO_EPOLL_FD);
+        mhd_fd = di ? di->epoll_fd : -1;
+    }
+    while (!export_stop_flag) {
+        int64_t now = target_now_ms();
+        int timeout = 1000;
+        size_t np = 0;
+        for (size_t i = 0; i < n; i++) {
+            target_pollfd(ex->targets[i], &pfds[np++]);
+            int to = target_timeout_ms(ex->targets[i], now);
+            if (to >= 0 && to < timeout)
+                timeout = to;
+        }
+        if (mhd_fd >= 0) {
+            pfds[np].fd = mhd_fd;
+            pfds[np].events = POLLIN;
+            pfds[np].revents = 0;
+            np++;
+            MHD_UNSIGNED_LONG_LONG mt;
+            if (MHD_get_timeout(ex->httpd, &mt) == MHD_YES &&
+                mt < (MHD_UNSIGNED_LONG_LONG)timeout)
+                timeout = (int)mt;
+        }
+        if (ex->ix) {
+            int to = influx_timeout_ms(ex->ix, now);
+            if (to >= 0 && to < timeout)
+                timeout = to;
+            size_t nw = 0;
+            for (size_t i = 0; i < np; i++) {
+                if (pfds[i].fd < 0)
+                    continue;
+                wfds[nw].fd = pfds[i].fd;
+                wfds[nw].events = (short)((pfds[i].events & POLLIN
+                                               ? CURL_WAIT_POLLIN
+                                               : 0) |
+                                          (pfds[i].events & POLLOUT
+                                               ? CURL_WAIT_POLLOUT
+                                               : 0));
+                wfds[nw].revents = 0;
+                nw++;
+            }
+            curl_multi_poll(influx_multi(ex->ix), wfds, (unsigned)nw,
+                            timeout, NULL);
+            nw = 0;
+            for (size_t i = 0; i < np; i++) {
+                if (pfds[i].fd < 0)
+                    continue;
+                short r = wfds[nw++].revents;
+                pfds[i].revents =
+                    (short)((r & CURL_WAIT_POLLIN ? POLLIN : 0) |
+                            (r & CURL_WAIT_POLLOUT ? POLLOUT : 0));
+                /* curl reports POLLHUP/POLLERR as readable or writable */
+            }
+        } else if (poll(pfds, np, timeout) < 0 && errno != EINTR) {
+            fprintf(stderr, "rtscope export: poll: %s\n", strerror(errno));
+            break;
+        }
+        now = target_now_ms();
+        for (size_t i = 0; i < n; i++)
+            target_step(ex->targets[i], pfds[i].revents, now,
+                        EXPORT_READ_BUDGET);
+        if (ex->httpd)
+            MHD_run(ex->httpd);
+        if (ex->ix)
+            influx_step(ex->ix, now);
+        export_forget(ex, now);
+        export_report(ex);
+    }
+    /* Interrupted: give queued points a last chance (2 s at most). */
+    if (ex->ix) {
+        int64_t until = target_now_ms() + 2000;
+        for (size_t i = 0; i < n; i++)
+            if (ex->targets[i]->m && !ex->targets[i]->ended &&
+                ex->follow[i].rts_dirty)
+                export_rts_point(&ex->follow[i], ex->targets[i]->m->last_ts);
+        influx_stats st;
+        for (;;) {
+            int64_t now = target_now_ms();
+            influx_get_stats(ex->ix, &st);
+            if (now >= until || (!st.queued_points && !influx_busy(ex->ix)))
+                break;
+            curl_multi_poll(influx_multi(ex->ix), NULL, 0, 50, NULL);
+            influx_step(ex->ix, now + 1000000); /* everything is due */
+        }
+        export_report(ex);
+    }
+    free(pfds);
+    free(wfds);
+    return CLI_EXIT_OK;
+}
+
+static int export_run(int argc, char **argv)
+{
+    enum {
+        OPT_PROM = 2000, OPT_INFLUX, OPT_DB, OPT_NOCREATE, OPT_IQUEUE,
+        OPT_IFLUSH, OPT_IBACKOFF, OPT_INTERVAL, OPT_BANDS, OPT_BACKOFF,
+        OPT_FORGET, OPT_MERGE, OPT_QUIET,
+    };
+    static const struct option longopts[] = {
+        {"prometheus", required_argument, NULL, OPT_PROM},
+        {"influx", required_argument, NULL, OPT_INFLUX},
+        {"db", required_argument, NULL, OPT_DB},
+        {"no-create-db", no_argument, NULL, OPT_NOCREATE},
+        {"influx-queue", required_argument, NULL, OPT_IQUEUE},
+        {"influx-flush", required_argument, NULL, OPT_IFLUSH},
+        {"influx-backoff", required_argument, NULL, OPT_IBACKOFF},
+        {"interval", required_argument, NULL, OPT_INTERVAL},
+        {"bands", required_argument, NULL, OPT_BANDS},
+        {"backoff", required_argument, NULL, OPT_BACKOFF},
+        {"forget", required_argument, NULL, OPT_FORGET},
+        {"merge-buffer", required_argument, NULL, OPT_MERGE},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {NULL, 0, NULL, 0},
+    };
+    const char *prom = NULL;
+    influx_opts io;
+    target_opts to;
+    double interval = 1, backoff = 2, forget = 60, secs;
+    memset(&io, 0, sizeof(io));
+    memset(&to, 0, sizeof(to));
+    io.db = "rtscope";
+    io.create_db = 1;
+    int quiet = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_PROM: prom = optarg; break;
+        case OPT_INFLUX: io.url = optarg; break;
+        case OPT_DB: io.db = optarg; break;
+        case OPT_NOCREATE: io.create_db = 0; break;
+        case OPT_IQUEUE:
+            if (cli_parse_size(optarg, &io.queue_max) != 0 ||
+                io.queue_max < 4096)
+                return cli_usage_error(&cli_cmd_export,
+                                       "bad --influx-queue '%s' (a size of "
+                                       "at least 4K)",
+                                       optarg);
+            break;
+        case OPT_IFLUSH:
+        case OPT_IBACKOFF:
+        case OPT_INTERVAL:
+        case OPT_BACKOFF:
+        case OPT_FORGET:
+            if (export_parse_secs(optarg, &secs) != 0)
+                return cli_usage_error(&cli_cmd_export,
+                                       "bad number of seconds '%s'", optarg);
+            if (c == OPT_IFLUSH)
+                io.flush_ms = (int)(secs * 1000);
+            else if (c == OPT_IBACKOFF)
+                io.backoff_max_ms = (int)(secs * 1000);
+            else if (c == OPT_INTERVAL)
+                interval = secs;
+            else if (c == OPT_BACKOFF)
+                backoff = secs;
+            else
+                forget = secs;
+            break;
+        case OPT_BANDS: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 1000)
+                return cli_usage_error(&cli_cmd_export,
+                                       "bad --bands '%s' (1 to 1000)",
+                                       optarg);
+            to.top_n = (size_t)v;
+            break;
+        }
+        case OPT_MERGE:
+            if (cli_parse_size(optarg, &to.merge_budget) != 0)
+                return cli_usage_error(&cli_cmd_export,
+                                       "bad --merge-buffer '%s'", optarg);
+            break;
+        case OPT_QUIET: quiet = 1; break;
+        default:
+            return cli_usage_error(&cli_cmd_export, "unknown option '%s'",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error(&cli_cmd_export,
+                               "no TARGET (unix:PATH or tcp:HOST:PORT)");
+    if (!prom && !io.url)
+        return cli_usage_error(&cli_cmd_export,
+                               "nothing to export to: give --prometheus "
+                               "ADDR and/or --influx URL");
+    to.backoff_max_ms = (int)(backoff * 1000);
+    to.on_event = export_on_event;
+
+    exporter ex;
+    memset(&ex, 0, sizeof(ex));
+    ex.quiet = quiet;
+    ex.interval_ns = (uint64_t)(interval * 1e9);
+    ex.forget_ms = (int64_t)(forget * 1000);
+    ex.ntargets = (size_t)(argc - optind);
+    ex.targets = calloc(ex.ntargets, sizeof(target *)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
+    ex.follow = calloc(ex.ntargets, sizeof(*ex.follow));
+    int rc = CLI_EXIT_OK;
+    char why[300];
+    if (!ex.targets || !ex.follow) {
+        fprintf(stderr, "rtscope export: out of memory\n");
+        rc = CLI_EXIT_DATA;
+        goto out;
+    }
+    for (size_t i = 0; i < ex.ntargets; i++) {
+        ex.follow[i].ex = &ex;
+        to.ctx = &ex.follow[i];
+        ex.targets[i] = target_new(argv[optind + (int)i], &to, why,
+                                   sizeof(why));
+        if (!ex.targets[i]) {
+            rc = cli_usage_error(&cli_cmd_export, "%s", why);
+            goto out;
+        }
+        ex.follow[i].t = ex.targets[i];
+    }
+    if (io.url) {
+        ex.ix = influx_new(&io, why, sizeof(why));
+        if (!ex.ix) {
+            rc = cli_usage_error(&cli_cmd_export, "%s", why);
+            goto out;
+        }
+    }
+    if (prom) {
+        struct sockaddr_storage ss;
+        if (export_listen_addr(prom, &ss, why, sizeof(why)) != 0) {
+            rc = cli_usage_error(&cli_cmd_export, "--prometheus: %s", why);
+            goto out;
+        }
+        unsigned flags = MHD_USE_EPOLL;
+        if (ss.ss_family == AF_INET6)
+            flags |= MHD_USE_IPv6;
+        ex.httpd = MHD_start_daemon(
+            flags, 0, NULL, NULL, export_http, &ex, MHD_OPTION_SOCK_ADDR,
+            (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_TIMEOUT,
+            (unsigned)30, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
+            MHD_OPTION_END);
+        if (!ex.httpd) {
+            fprintf(stderr,
+                    "rtscope export: cannot serve on %s: %s (is the port "
+                    "in use?)\n",
+                    prom, errno ? strerror(errno) : "libmicrohttpd failed");
+            rc = CLI_EXIT_DATA;
+            goto out;
+        }
+        if (!quiet) {
+            const union MHD_DaemonInfo *di =
+                MHD_get_daemon_info(ex.httpd, MHD_DAEMON_INFO_BIND_PORT);
+            fprintf(stderr,
+                    "rtscope export: serving http://%s/metrics (port %u)\n",
+                    prom, di ? (unsigned)di->port : 0u);
+        }
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = export_on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    export_stop_flag = 0;
+    rc = export_loop(&ex);
+out:
+    if (ex.httpd)
+        MHD_stop_daemon(ex.httpd);
+    influx_free(ex.ix);
+    for (size_t i = 0; ex.targets && i < ex.ntargets; i++)
+        target_free(ex.targets[i]);
+    free(ex.targets);
+    free(ex.follow);
+    return rc;
+}

@@ -1,0 +1,433 @@
+/* rtscope live: a terminal view of running programs, refreshed every
+ * second, from their eventlog sockets: heap size, live bytes, blocks size,
+ * allocation rate, GC counts and pauses, the top bands of the latest heap
+ * sample (named from IPE for -hi), markers; keys send control commands.
+ * Drawn with ncurses; the data path is the same targets and metrics models
+ * as `rtscope export` (target.h, metrics.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "target.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <getopt.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LIVE_READ_BUDGET ((size_t)1 << 20)
+
+typedef struct live_view {
+    target **targets;
+    size_t ntargets;
+    size_t sel;
+    int refresh_ms;
+    /* allocation rate of the selected run, over the last refresh */
+    const metrics *rate_m;
+    uint64_t rate_alloc, rate_ts;
+    double rate;
+    char message[256];
+    uint64_t msg_seq_seen;
+} live_view;
+
+static volatile sig_atomic_t live_stop_flag;
+
+static void live_on_signal(int sig)
+{
+    (void)sig;
+    live_stop_flag = 1;
+}
+
+static void live_bytes(char *out, size_t cap, double b)
+{
+    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (b >= 1024 && u < 4) {
+        b /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(out, cap, "%.0f B", b);
+    else
+        snprintf(out, cap, "%.1f %s", b, units[u]);
+}
+
+static void live_update_rate(live_view *v, const metrics *m)
+{
+    if (!m) {
+        v->rate_m = NULL;
+        v->rate = 0;
+        return;
+    }
+    if (v->rate_m != m) {
+        v->rate_m = m;
+        v->rate_alloc = m->allocated;
+        v->rate_ts = m->last_ts;
+        v->rate = 0;
+        return;
+    }
+    if (m->last_ts > v->rate_ts + 200000000ull) {
+        v->rate = (double)(m->allocated - v->rate_alloc) * 1e9 /
+                  (double)(m->last_ts - v->rate_ts);
+        v->rate_alloc = m->allocated;
+        v->rate_ts = m->last_ts;
+    }
+}
+
+static void live_draw_program(live_view *v, const target *t, int row)
+{
+    const metrics *m = t->m;
+    char a[32], b[32], c[32];
+    int cols = COLS;
+    if (!m) {
+        mvprintw(row++, 0, "no program yet: %s", t->status);
+        return;
+    }
+    live_bytes(a, sizeof(a), (double)m->heap_size);
+    live_bytes(b, sizeof(b), (double)m->live_bytes);
+    live_bytes(c, sizeof(c), (double)m->blocks_size);
+    attron(A_BOLD);
+    mvprintw(row, 0, "heap size");
+    attroff(A_BOLD);
+    mvprintw(row++, 14, "%-14s live bytes  %-14s blocks size  %s",
+             m->have_heap_size ? a : "-", m->have_live_bytes ? b : "-",
+             m->have_blocks_size ? c : "-");
+    live_bytes(a, sizeof(a), (double)m->allocated);
+    live_bytes(b, sizeof(b), v->rate);
+    live_bytes(c, sizeof(c), (double)m->mem_returned);
+    attron(A_BOLD);
+    mvprintw(row, 0, "allocated");
+    attroff(A_BOLD);
+    mvprintw(row++, 14, "%-14s rate        %s/s%*s mem returned %s", a, b,
+             (int)(10 - strlen(b) > 0 ? 10 - strlen(b) : 0), "",
+             m->have_mem ? c : "-");
+    uint64_t major = 0;
+    for (int g = 1; g <= METRICS_MAX_GENS; g++)
+        major += m->gc_by_gen[g];
+    attron(A_BOLD);
+    mvprintw(row, 0, "GC");
+    attroff(A_BOLD);
+    mvprintw(row++, 14,
+             "%llu collections (%llu gen 0, %llu older)   pauses: total "
+             "%.3f s, max %.2f ms, last %.2f ms",
+             (unsigned long long)m->gc_count,
+             (unsigned long long)m->gc_by_gen[0], (unsigned long long)major,
+             (double)m->pause_sum_ns / 1e9, (double)m->pause_max_ns / 1e6,
+             (double)m->pause_last_ns / 1e6);
+    if (m->dropped_bytes) {
+        live_bytes(a, sizeof(a), (double)m->dropped_bytes);
+        attron(A_BOLD);
+        mvprintw(row++, 0, "lost          %s (%llu events) dropped by the "
+                           "socket: rtscope read too slowly",
+                 a, (unsigned long long)m->dropped_events);
+        attroff(A_BOLD);
+    }
+    row++;
+    attron(A_BOLD);
+    mvprintw(row, 0, "heap samples");
+    attroff(A_BOLD);
+    if (!m->profiling) {
+        mvprintw(row++, 14,
+                 "none yet (needs -hT or -hi; without "
+                 "--eventlog-flush-interval they arrive at exit)");
+    } else if (!m->samples) {
+        mvprintw(row++, 14, "%s every %.2f s, none received yet",
+                 metrics_breakdown_flag(m->breakdown),
+                 (double)m->interval_ns / 1e9);
+    } else {
+        live_bytes(a, sizeof(a), (double)m->latest.total);
+        mvprintw(row++, 14,
+                 "%llu (%s, every %.2f s); latest at %.2f s: %s in %zu "
+                 "bands",
+                 (unsigned long long)m->samples,
+                 metrics_breakdown_flag(m->breakdown),
+                 (double)m->interval_ns / 1e9, (double)m->latest.ts / 1e9, a,
+                 m->latest.nbands);
+    }
+    int band_rows = LINES - row - 4 - METRICS_MARKERS / 2;
+    if (band_rows < 1)
+        band_rows = 1;
+    uint64_t max = m->latest.ntop ? m->latest.top[0].bytes : 1;
+    for (size_t i = 0; i <= m->latest.ntop && (int)i < band_rows; i++) {
+        if (!m->samples)
+            break;
+        const char *name = i < m->latest.ntop ? m->latest.top[i].name
+                                              : "other";
+        uint64_t bytes = i < m->latest.ntop ? m->latest.top[i].bytes
+                                            : m->latest.other;
+        if (i == m->latest.ntop && !bytes)
+            break;
+        live_bytes(a, sizeof(a), (double)bytes);
+        int bar = max ? (int)(20.0 * (double)bytes / (double)max) : 0;
+        if (bar > 20)
+            bar = 20;
+        mvprintw(row, 2, "%10s ", a);
+        for (int k = 0; k < 20; k++)
+            addch(k < bar ? '#' : ' ');
+        printw(" %.*s", cols > 40 ? cols - 36 : 4, name);
+        row++;
+    }
+    row++;
+    if (m->nmarkers) {
+        attron(A_BOLD);
+        mvprintw(row++, 0, "markers");
+        attroff(A_BOLD);
+        uint64_t first = m->nmarkers > METRICS_MARKERS / 2
+                             ? m->nmarkers - METRICS_MARKERS / 2
+                             : 0;
+        for (uint64_t i = first; i < m->nmarkers && row < LINES - 2; i++) {
+            const metrics_marker *mk = &m->markers[i % METRICS_MARKERS];
+            mvprintw(row++, 2, "%9.3f s  %s", (double)mk->ts / 1e9, mk->text);
+        }
+    }
+}
+
+static void live_draw(live_view *v)
+{
+    erase();
+    attron(A_REVERSE);
+    mvprintw(0, 0, "%-*s", COLS,
+             " rtscope live   c census  p start profiling  s stop "
+             "profiling  tab next  q quit");
+    attroff(A_REVERSE);
+    int row = 1;
+    for (size_t i = 0; i < v->ntargets && row < LINES / 3; i++) {
+        const target *t = v->targets[i];
+        const metrics *m = t->m;
+        if (i == v->sel)
+            attron(A_BOLD);
+        mvprintw(row++, 0, "%c %-28.28s %-10s %s pid %lu  run %llu  %.1f s",
+                 i == v->sel ? '>' : ' ', t->spec, target_state_name(t),
+                 m && m->program[0] ? m->program : "-",
+                 m ? (unsigned long)m->pid : 0ul,
+                 (unsigned long long)t->runs,
+                 m ? (double)m->last_ts / 1e9 : 0.0);
+        if (i == v->sel)
+            attroff(A_BOLD);
+    }
+    row++;
+    const target *t = v->targets[v->sel];
+    live_update_rate(v, t->m);
+    live_draw_program(v, t, row);
+    /* the status line: the latest message of the selected target */
+    if (t->status_seq != v->msg_seq_seen || !v->message[0]) {
+        v->msg_seq_seen = t->status_seq;
+        snprintf(v->message, sizeof(v->message), "%s", t->status);
+    }
+    if (t->status_is_error)
+        attron(A_BOLD);
+    mvprintw(LINES - 1, 0, "%.*s", COLS - 1, v->message);
+    if (t->status_is_error)
+        attroff(A_BOLD);
+    refresh();
+}
+
+static int live_key(live_view *v, int ch)
+{
+    target *t = v->targets[v->sel];
+    switch (ch) {
+    case 'q':
+    case 'Q':
+        return 1;
+    case '\t':
+    case KEY_DOWN:
+    case 'j':
+        v->sel = (v->sel + 1) % v->ntargets;
+        break;
+    case KEY_BTAB:
+    case KEY_UP:
+    case 'k':
+        v->sel = (v->sel + v->ntargets - 1) % v->ntargets;
+        break;
+    case 'c':
+        target_send(t, TARGET_CMD_REQUEST_CENSUS);
+        break;
+    case 'p':
+        target_send(t, TARGET_CMD_START_HEAP_PROF);
+        break;
+    case 's':
+        target_send(t, TARGET_CMD_STOP_HEAP_PROF);
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+static const char live_usage[] =
+    "usage: rtscope live TARGET... [--refresh SECS] [--bands N]\n"
+    "\n"
+    "A terminal view of running programs (TARGET: unix:PATH, tcp:HOST:PORT\n"
+    "or tcp:PORT: the program's +RTS --eventlog-socket), refreshed every\n"
+    "second: heap size, live bytes, blocks size, allocation and its rate,\n"
+    "GC counts and pause times, the top bands of the latest heap sample\n"
+    "(named from IPE with -hi), markers as they arrive. Follows a program\n"
+    "across restarts.\n"
+    "\n"
+    "keys:\n"
+    "  c      request a heap census (the program needs -hT or -hi)\n"
+    "  p / s  start / stop heap profiling\n"
+    "  tab    next target (also j/k, arrows)\n"
+    "  q      quit\n"
+    "\n"
+    "  --refresh SECS   redraw interval (default 1)\n"
+    "  --bands N        bands shown per sample (default 10)\n"
+    "  --backoff SECS   longest delay between connection attempts\n"
+    "                   (default 2)\n"
+    "See docs/live-and-export.md.\n";
+
+static int live_run(int argc, char **argv);
+
+const cli_command cli_cmd_live = {
+    "live",
+    "terminal view of running programs (eventlog sockets)",
+    live_usage,
+    live_run,
+};
+
+static int live_loop(live_view *v)
+{
+    size_t n = v->ntargets;
+    struct pollfd *pfds = calloc(n + 1, sizeof(*pfds));
+    if (!pfds)
+        return CLI_EXIT_DATA;
+    int64_t next_draw = 0;
+    while (!live_stop_flag) {
+        int64_t now = target_now_ms();
+        if (now >= next_draw) {
+            live_draw(v);
+            next_draw = now + v->refresh_ms;
+        }
+        int timeout = (int)(next_draw - now);
+        for (size_t i = 0; i < n; i++) {
+            target_pollfd(v->targets[i], &pfds[i]);
+            int to = target_timeout_ms(v->targets[i], now);
+            if (to >= 0 && to < timeout)
+                timeout = to;
+        }
+        pfds[n].fd = STDIN_FILENO;
+        pfds[n].events = POLLIN;
+        pfds[n].revents = 0;
+        if (poll(pfds, n + 1, timeout) < 0 && errno != EINTR)
+            break;
+        now = target_now_ms();
+        for (size_t i = 0; i < n; i++)
+            target_step(v->targets[i], pfds[i].revents, now,
+                        LIVE_READ_BUDGET);
+        if (pfds[n].revents & (POLLIN | POLLHUP)) {
+            int ch, redraw = 0, quit = 0;
+            while ((ch = getch()) != ERR) {
+                if (ch == KEY_RESIZE) {
+                    redraw = 1;
+                    continue;
+                }
+                if (live_key(v, ch)) {
+                    quit = 1;
+                    break;
+                }
+                redraw = 1;
+            }
+            if (quit)
+                break;
+            if (redraw)
+                next_draw = 0;
+        }
+    }
+    free(pfds);
+    return CLI_EXIT_OK;
+}
+
+static int live_run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"refresh", required_argument, NULL, 'r'},
+        {"bands", required_argument, NULL, 'b'},
+        {"backoff", required_argument, NULL, 'B'},
+        {NULL, 0, NULL, 0},
+    };
+    live_view v;
+    target_opts to;
+    memset(&v, 0, sizeof(v));
+    memset(&to, 0, sizeof(to));
+    v.refresh_ms = 1000;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        char *end;
+        double d;
+        switch (c) {
+        case 'r':
+        case 'B':
+            d = strtod(optarg, &end);
+            if (*end || end == optarg || !(d >= 0.05) || d > 3600)
+                return cli_usage_error(&cli_cmd_live,
+                                       "bad number of seconds '%s'", optarg);
+            if (c == 'r')
+                v.refresh_ms = (int)(d * 1000);
+            else
+                to.backoff_max_ms = (int)(d * 1000);
+            break;
+        case 'b': {
+            long n = strtol(optarg, &end, 10);
+            if (*end || n < 1 || n > 1000)
+                return cli_usage_error(&cli_cmd_live,
+                                       "bad --bands '%s' (1 to 1000)", optarg);
+            to.top_n = (size_t)n;
+            break;
+        }
+        default:
+            return cli_usage_error(&cli_cmd_live, "unknown option '%s'",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error(&cli_cmd_live,
+                               "no TARGET (unix:PATH or tcp:HOST:PORT)");
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "rtscope live: needs a terminal (for scripts and "
+                        "monitoring use 'rtscope export')\n");
+        return CLI_EXIT_USAGE;
+    }
+    v.ntargets = (size_t)(argc - optind);
+    v.targets = calloc(v.ntargets, sizeof(target *)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
+    if (!v.targets)
+        return CLI_EXIT_DATA;
+    int rc = CLI_EXIT_OK;
+    char why[300];
+    for (size_t i = 0; i < v.ntargets; i++) {
+        v.targets[i] = target_new(argv[optind + (int)i], &to, why,
+                                  sizeof(why));
+        if (!v.targets[i]) {
+            rc = cli_usage_error(&cli_cmd_live, "%s", why);
+            goto out;
+        }
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = live_on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    live_stop_flag = 0;
+    setlocale(LC_ALL, "");
+    if (!initscr()) {
+        fprintf(stderr, "rtscope live: cannot initialise the terminal\n");
+        rc = CLI_EXIT_DATA;
+        goto out;
+    }
+    cbreak();
+    noecho();
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    curs_set(0);
+    rc = live_loop(&v);
+    endwin();
+out:
+    for (size_t i = 0; i < v.ntargets; i++)
+        target_free(v.targets[i]);
+    free(v.targets);
+    return rc;
+}

@@ -1,0 +1,240 @@
+/* Check unit tests for what rtscope live and export share: the metrics
+ * model (GC pauses, allocation, heap samples reduced to top N + other,
+ * -hi naming, the socket's loss messages), the Prometheus exposition and
+ * InfluxDB line-protocol escaping. Events are given already decoded. */
+#define _POSIX_C_SOURCE 200809L
+#include "influx.h"
+#include "metrics.h"
+#include "prom.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static el_event ev_of(uint16_t type, uint16_t cap, uint64_t ts)
+{
+    el_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.type = type;
+    ev.cap = cap;
+    ev.ts = ts;
+    ev.known = 1;
+    return ev;
+}
+
+static el_str str_of(const char *s)
+{
+    el_str r = {s, strlen(s)};
+    return r;
+}
+
+START_TEST(loss_message)
+{
+    uint64_t b, e, k;
+    const char *m = "rtscope: eventlog-socket dropped 32698176 bytes (1527721 "
+                    "events in 16 blocks): the client read too slowly";
+    ck_assert_int_eq(metrics_parse_loss(m, strlen(m), &b, &e, &k), 1);
+    ck_assert_uint_eq(b, 32698176);
+    ck_assert_uint_eq(e, 1527721);
+    ck_assert_uint_eq(k, 16);
+    const char *bad[] = {
+        "rtscope: eventlog-socket dropped x bytes (1 events in 1 blocks)",
+        "rtscope: eventlog-socket dropped 5 bytes",
+        "feed 17",
+        "",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        ck_assert_int_eq(metrics_parse_loss(bad[i], strlen(bad[i]), &b, &e, &k),
+                         0);
+    /* fed as a user message, it counts */
+    metrics *mm = metrics_new(0);
+    el_event ev = ev_of(EL_USER_MSG, 0, 5);
+    ev.u.msg.text = str_of(m);
+    ck_assert_uint_eq(metrics_feed(mm, &ev), METRICS_CHANGED_LOSS);
+    ck_assert_uint_eq(metrics_feed(mm, &ev), METRICS_CHANGED_LOSS);
+    ck_assert_uint_eq(mm->dropped_bytes, 2 * 32698176ull);
+    ck_assert_uint_eq(mm->dropped_blocks, 32);
+    metrics_free(mm);
+}
+END_TEST
+
+START_TEST(gc_pause_is_the_leaders)
+{
+    metrics *m = metrics_new(0);
+    el_event ev = ev_of(EL_GC_START, 0, 100);
+    metrics_feed(m, &ev);
+    ev = ev_of(EL_GC_START, 1, 105);
+    metrics_feed(m, &ev);
+    ev = ev_of(EL_GC_STATS_GHC, 0, 290);
+    ev.u.gc_stats.gen = 1;
+    ev.u.gc_stats.copied = 4096;
+    metrics_feed(m, &ev);
+    ev = ev_of(EL_GC_END, 1, 200); /* a GC thread: not a collection */
+    ck_assert_uint_eq(metrics_feed(m, &ev), 0);
+    ev = ev_of(EL_GC_END, 0, 300);
+    ck_assert_uint_eq(metrics_feed(m, &ev), METRICS_CHANGED_GC);
+    ck_assert_uint_eq(m->gc_count, 1);
+    ck_assert_uint_eq(m->gc_by_gen[1], 1);
+    ck_assert_uint_eq(m->pause_sum_ns, 200);
+    ck_assert_uint_eq(m->pause_hist[0], 1);
+    ck_assert_uint_eq(m->gc_copied, 4096);
+    /* a 3 ms pause lands in the (2.5 ms, 5 ms] bucket */
+    ev = ev_of(EL_GC_START, 0, 1000);
+    metrics_feed(m, &ev);
+    ev = ev_of(EL_GC_STATS_GHC, 0, 1001);
+    metrics_feed(m, &ev);
+    ev = ev_of(EL_GC_END, 0, 1000 + 3000000);
+    metrics_feed(m, &ev);
+    ck_assert_uint_eq(m->pause_hist[5], 1);
+    ck_assert_uint_eq(m->pause_max_ns, 3000000);
+    ck_assert_uint_eq(m->gc_by_gen[0], 1);
+    metrics_free(m);
+}
+END_TEST
+
+START_TEST(allocation_sums_capabilities)
+{
+    metrics *m = metrics_new(0);
+    uint64_t v[][2] = {{0, 100}, {1, 50}, {0, 300}, {1, 70}};
+    for (int i = 0; i < 4; i++) {
+        el_event ev = ev_of(EL_HEAP_ALLOCATED, (uint16_t)v[i][0], 10 + i);
+        ev.u.heap.bytes = v[i][1];
+        metrics_feed(m, &ev);
+    }
+    ck_assert_uint_eq(m->allocated, 370);
+    metrics_free(m);
+}
+END_TEST
+
+static void feed_sample(metrics *m, uint64_t ts, const char **labels,
+                        const uint64_t *bytes, int n, int end)
+{
+    el_event ev = ev_of(EL_HEAP_PROF_SAMPLE_BEGIN, EL_CAP_NONE, ts);
+    metrics_feed(m, &ev);
+    for (int i = 0; i < n; i++) {
+        ev = ev_of(EL_HEAP_PROF_SAMPLE_STRING, EL_CAP_NONE, ts);
+        ev.u.sample_string.label = str_of(labels[i]);
+        ev.u.sample_string.residency = bytes[i];
+        metrics_feed(m, &ev);
+    }
+    if (end) {
+        ev = ev_of(EL_HEAP_PROF_SAMPLE_END, EL_CAP_NONE, ts);
+        ck_assert_uint_eq(metrics_feed(m, &ev), METRICS_CHANGED_SAMPLE);
+    }
+}
+
+START_TEST(sample_top_n_other_and_ipe_names)
+{
+    metrics *m = metrics_new(2);
+    el_event ev = ev_of(EL_HEAP_PROF_BEGIN, EL_CAP_NONE, 1);
+    ev.u.heap_prof_begin.breakdown = EL_BREAKDOWN_INFO_TABLE;
+    metrics_feed(m, &ev);
+    ev = ev_of(EL_IPE, EL_CAP_NONE, 2);
+    ev.u.ipe.info = 0x4c5e10;
+    ev.u.ipe.table_name = str_of("Leak");
+    ev.u.ipe.srcloc = str_of("Main.hs:12:1-30");
+    metrics_feed(m, &ev);
+    const char *labels[] = {"0x30", "0x4c5e10", "0x20", "0x40"};
+    const uint64_t bytes[] = {25, 100, 50, 5};
+    feed_sample(m, 1000, labels, bytes, 4, 1);
+    ck_assert_uint_eq(m->samples, 1);
+    ck_assert_uint_eq(m->latest.ntop, 2);
+    ck_assert_str_eq(m->latest.top[0].name, "Leak@Main.hs:12:1-30");
+    ck_assert_uint_eq(m->latest.top[0].bytes, 100);
+    ck_assert_str_eq(m->latest.top[1].name, "0x20");
+    ck_assert_uint_eq(m->latest.other, 30);
+    ck_assert_uint_eq(m->latest.total, 180);
+    ck_assert_uint_eq(m->latest.nbands, 4);
+    /* half a sample never replaces the latest complete one */
+    feed_sample(m, 2000, labels, bytes, 2, 0);
+    ck_assert_uint_eq(m->samples, 1);
+    ck_assert_uint_eq(m->latest.ts, 1000);
+    metrics_free(m);
+}
+END_TEST
+
+START_TEST(prometheus_exposition)
+{
+    metrics *m = metrics_new(1);
+    snprintf(m->program, sizeof(m->program), "we\"ird\\name");
+    m->pid = 7;
+    m->have_pid = 1;
+    el_event ev = ev_of(EL_HEAP_SIZE, 0, 10);
+    ev.u.heap.bytes = 4194304;
+    metrics_feed(m, &ev);
+    ev = ev_of(EL_GC_START, 0, 100);
+    metrics_feed(m, &ev);
+    ev = ev_of(EL_GC_STATS_GHC, 0, 150);
+    metrics_feed(m, &ev);
+    ev = ev_of(EL_GC_END, 0, 2000100); /* 2 ms */
+    metrics_feed(m, &ev);
+    const char *labels[] = {"THUNK", "a\nb"};
+    const uint64_t bytes[] = {10, 20};
+    feed_sample(m, 3000, labels, bytes, 2, 1);
+
+    target t;
+    memset(&t, 0, sizeof(t));
+    t.spec = "unix:/tmp/x.sock";
+    t.state = TARGET_STREAMING;
+    t.m = m;
+    target *ts[] = {&t};
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    prom_write_targets(f, ts, 1);
+    fclose(f);
+    const char *want[] = {
+        "ghc_up{program=\"we\\\"ird\\\\name\",pid=\"7\"} 1\n",
+        "ghc_heap_size_bytes{program=\"we\\\"ird\\\\name\",pid=\"7\"} 4194304\n",
+        "# TYPE ghc_gc_pause_seconds histogram\n",
+        "ghc_gc_pause_seconds_bucket{program=\"we\\\"ird\\\\name\",pid=\"7\",le=\"0.001\"} 0\n",
+        "ghc_gc_pause_seconds_bucket{program=\"we\\\"ird\\\\name\",pid=\"7\",le=\"0.0025\"} 1\n",
+        "ghc_gc_pause_seconds_bucket{program=\"we\\\"ird\\\\name\",pid=\"7\",le=\"+Inf\"} 1\n",
+        "ghc_gc_pause_seconds_count{program=\"we\\\"ird\\\\name\",pid=\"7\"} 1\n",
+        "band=\"a\\nb\"} 20\n",
+        "band=\"other\"} 10\n",
+        "rtscope_target_up{target=\"unix:/tmp/x.sock\"} 1\n",
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        ck_assert_msg(strstr(out, want[i]) != NULL, "missing: %s", want[i]);
+    /* values the runtime never reported are absent, not 0 */
+    ck_assert_ptr_null(strstr(out, "ghc_live_bytes{"));
+    ck_assert_ptr_null(strstr(out, "ghc_blocks_size_bytes{"));
+    /* every line is a comment or NAME{...} VALUE */
+    for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n"))
+        ck_assert_msg(line[0] == '#' || strchr(line, ' ') != NULL, "%s", line);
+    free(out);
+    metrics_free(m);
+}
+END_TEST
+
+START_TEST(influx_escaping)
+{
+    char buf[128];
+    influx_escape_tag(buf, sizeof(buf), "a b,c=d\\e");
+    ck_assert_str_eq(buf, "a\\ b\\,c\\=d\\\\e");
+    influx_escape_string(buf, sizeof(buf), "say \"hi\" \\o/");
+    ck_assert_str_eq(buf, "\"say \\\"hi\\\" \\\\o/\"");
+    ck_assert_uint_eq(influx_escape_tag(buf, 4, "abcdef"), 6); /* truncated */
+    ck_assert_str_eq(buf, "abc");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("live");
+    TCase *tc = tcase_create("model");
+    tcase_add_test(tc, loss_message);
+    tcase_add_test(tc, gc_pause_is_the_leaders);
+    tcase_add_test(tc, allocation_sums_capabilities);
+    tcase_add_test(tc, sample_top_n_other_and_ipe_names);
+    tcase_add_test(tc, prometheus_exposition);
+    tcase_add_test(tc, influx_escaping);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
