@@ -29,38 +29,12 @@ static const char html_usage[] =
 
 static int html_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"json", no_argument, NULL, 'J'},
-        HTML_OPTS_LONGOPTS,
-        CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
     html_opts ho;
-    const char *output = NULL;
-    int json = 0, c;
-    html_opts_init(&ho, argc);
-    if (!ho.include || !ho.exclude) {
-        html_opts_free(&ho);
-        fprintf(stderr, "rtscope: out of memory\n");
-        return CLI_EXIT_DATA;
-    }
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:pi:x:", longopts, NULL)) != -1) {
-        if (c == 'o') {
-            output = optarg;
-        } else if (c == 'J') {
-            json = 1;
-        } else {
-            int r = html_opts_option(&ho, c, optarg);
-            if (r == 1)
-                r = c == '?' ? -1 : cli_common_option(&ho.io, c, optarg);
-            if (r != 0) {
-                html_opts_free(&ho);
-                return cli_usage_error(&cli_cmd_html, "bad option or value");
-            }
-        }
-    }
+    const char *output;
+    int json;
+    int err = html_opts_parse(&ho, &cli_cmd_html, argc, argv, &output, &json);
+    if (err != 0)
+        return err;
     if (optind != argc - 1) {
         html_opts_free(&ho);
         return cli_usage_error(&cli_cmd_html, "expected one INPUT");

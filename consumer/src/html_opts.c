@@ -1,5 +1,8 @@
 #include "html_opts.h"
 
+#include <getopt.h>
+#include <stdio.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,4 +64,42 @@ int html_opts_option(html_opts *o, int code, const char *arg)
     default:
         return 1;
     }
+}
+
+int html_opts_parse(html_opts *o, const cli_command *cmd, int argc,
+                    char **argv, const char **output, int *json)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"json", no_argument, NULL, 'J'},
+        HTML_OPTS_LONGOPTS,
+        CLI_COMMON_LONGOPTS,
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    *output = NULL;
+    *json = 0;
+    html_opts_init(o, argc);
+    if (!o->include || !o->exclude) {
+        html_opts_free(o);
+        fprintf(stderr, "rtscope: out of memory\n");
+        return CLI_EXIT_DATA;
+    }
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:pi:x:", longopts, NULL)) != -1) {
+        if (c == 'o') {
+            *output = optarg;
+        } else if (c == 'J') {
+            *json = 1;
+        } else {
+            int r = html_opts_option(o, c, optarg);
+            if (r == 1)
+                r = c == '?' ? -1 : cli_common_option(&o->io, c, optarg);
+            if (r != 0) {
+                html_opts_free(o);
+                return cli_usage_error(cmd, "bad option or value");
+            }
+        }
+    }
+    return 0;
 }

@@ -51,4 +51,11 @@ void html_opts_free(html_opts *o);
  * value, 1 not one of these. */
 int html_opts_option(html_opts *o, int code, const char *arg);
 
+/* Initialise o and parse the command line of html or diff: -o/--output
+ * into *output, --json into *json, the shared and common options into o.
+ * Returns 0 with argv[optind..] the inputs, or an exit status (usage
+ * error or out of memory) with o already freed. */
+int html_opts_parse(html_opts *o, const cli_command *cmd, int argc,
+                    char **argv, const char **output, int *json);
+
 #endif
