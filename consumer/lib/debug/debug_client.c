@@ -303,8 +303,9 @@ int dbg_request(dbg_conn *c, uint32_t cmd, const dbg_buf *body, dbg_buf *out)
     memcpy(h + 4, &x, 4);
     if (write_all(c->fd, h, 8) != 0 ||
         (blen && write_all(c->fd, body->p, blen) != 0)) {
-        conn_err(c, "%s: %s: connection lost: %s", c->path,
-                 dbg_command_name(cmd), strerror(errno));
+        conn_err(c, "%s: %s: connection closed by the debuggee (%s)",
+                 c->path, dbg_command_name(cmd), strerror(errno));
+        dbg_close(c);
         return -1;
     }
     out->len = 0;
