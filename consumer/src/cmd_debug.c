@@ -383,8 +383,13 @@ static void ret_print_closure(dbg_heap *h, uint64_t addr, uint64_t infoptr,
         printf("  %s", disp);
     }
     char *const *src = in ? dbg_heap_source(h, in) : NULL;
-    if (src)
-        printf("  at %s %s", src[4], src[5]);
+    if (src && (src[4][0] || src[5][0])) {
+        printf("  at");
+        if (src[4][0])
+            printf(" %s", src[4]);
+        if (src[5][0])
+            printf(" %s", src[5]);
+    }
     if (root)
         printf("  (root)");
     printf("\n");
