@@ -21,8 +21,9 @@ static const char debug_usage[] =
     "usage: rtscope debug list\n"
     "       rtscope debug pause TARGET\n"
     "       rtscope debug resume TARGET\n"
-    "       rtscope debug census TARGET [--by type|constructor|info] [--no-gc]\n"
-    "       rtscope debug retainers TARGET --constructor NAME [--limit K] [--no-gc]\n"
+    "       rtscope debug census TARGET [--by type|constructor|info|module] [--no-gc]\n"
+    "       rtscope debug retainers TARGET (--constructor NAME | --info ADDR |\n"
+    "                                       --address ADDR) [--limit K] [--no-gc]\n"
     "\n"
     "Talk to the debug stub of a running program (started with\n"
     "+RTS --debug-stub, GHC_DEBUG_SOCKET or rts_debugStubStart; see\n"
@@ -30,7 +31,8 @@ static const char debug_usage[] =
     "\n"
     "TARGET is the stub's socket path, or the pid of a program whose socket\n"
     "is in $XDG_DATA_HOME/ghc-debug/debuggee/sockets (default\n"
-    "~/.local/share/...), named <pid>-<program>.\n"
+    "~/.local/share/...), named <pid>-<program>, or the program's name when\n"
+    "one live debuggee has it.\n"
     "\n"
     "  list        the debuggees in the socket directory: pid, program,\n"
     "              live or dead (a socket left by a program that is gone)\n"
@@ -43,12 +45,16 @@ static const char debug_usage[] =
     "    --by constructor   constructor (main:Main:Leak), other closures by\n"
     "                       type (the default)\n"
     "    --by info          info table, with its name\n"
+    "    --by module        the module of the info table's source (-g) or of\n"
+    "                       the constructor\n"
     "  retainers   pause, search the heap breadth-first from the roots and\n"
     "              print, for each closure of constructor NAME found (Leak,\n"
     "              Main.Leak or main:Main:Leak), a shortest path from a root\n"
     "              to it: address, closure type, constructor and source\n"
     "              location (when the program was built with -g)\n"
-    "    --constructor NAME the constructor to look for (required)\n"
+    "    --constructor NAME the constructor to look for, or\n"
+    "    --info ADDR        closures with this info table (hex), or\n"
+    "    --address ADDR     the closure at this address (hex)\n"
     "    --limit K          at most K paths (default 1)\n"
     "  --no-gc     census/retainers: pause at once, without a major GC first\n"
     "\n"
@@ -76,6 +82,14 @@ static int debug_open(const char *target, dbg_conn *c)
         int r = debug_fail(c->err);
         dbg_close(c);
         return r;
+    }
+    if (v != 902) {
+        char msg[4200];
+        snprintf(msg, sizeof(msg), "%s: the debuggee's stub reports version "
+                 "%u; rtscope debug reads GHC 9.0.2 heaps (version 902)",
+                 path, v);
+        dbg_close(c);
+        return debug_fail(msg);
     }
     return 0;
 }
@@ -182,7 +196,7 @@ static void debug_end(dbg_conn *c, int resume_after)
 
 /* ---- census ----------------------------------------------------------- */
 
-enum census_by { BY_TYPE, BY_CONSTRUCTOR, BY_INFO };
+enum census_by { BY_TYPE, BY_CONSTRUCTOR, BY_INFO, BY_MODULE };
 
 typedef struct census_acc {
     uint64_t info;
@@ -254,6 +268,17 @@ static char *census_key(dbg_heap *h, uint64_t infoptr, enum census_by by)
             dbg_con_display(con, disp, sizeof(disp));
         if (by == BY_CONSTRUCTOR) {
             snprintf(buf, sizeof(buf), "%s", con ? disp : type);
+        } else if (by == BY_MODULE) {
+            char *const *src = dbg_heap_source(h, in);
+            const char *colon = con ? strchr(disp, ':') : NULL;
+            const char *last = colon ? strrchr(disp, ':') : NULL;
+            if (src && src[4][0])
+                snprintf(buf, sizeof(buf), "%s", src[4]);
+            else if (colon && last > colon)
+                snprintf(buf, sizeof(buf), "%.*s", (int)(last - colon - 1),
+                         colon + 1);
+            else
+                snprintf(buf, sizeof(buf), "(unknown) %s", type);
         } else {
             char *const *src = dbg_heap_source(h, in);
             snprintf(buf, sizeof(buf), "0x%" PRIx64 " %s %s", infoptr, type,
@@ -319,7 +344,10 @@ static int debug_census(const char *target, enum census_by by, int gc)
     qsort(rows, nrows, sizeof(*rows), row_by_size);
     uint64_t tc = 0, tb = 0;
     printf("%10s %12s  %s\n", "count", "bytes",
-           by == BY_TYPE ? "type" : by == BY_INFO ? "info" : "constructor");
+           by == BY_TYPE     ? "type"
+           : by == BY_INFO   ? "info"
+           : by == BY_MODULE ? "module"
+                             : "constructor");
     for (size_t i = 0; i < nrows; i++) {
         printf("%10" PRIu64 " %12" PRIu64 "  %s\n", rows[i].count,
                rows[i].bytes, rows[i].key);
@@ -347,7 +375,9 @@ done:
 
 typedef struct ret_state {
     dbg_heap *h;
-    const char *name;
+    const char *name; /* match by constructor, */
+    uint64_t want_info; /* or by info pointer, */
+    uint64_t want_addr; /* or by address */
     dbg_u64map parent; /* addr -> parent (0 for a root) */
     dbg_u64map info;   /* addr -> info ptr */
     uint64_t *found;
@@ -361,8 +391,16 @@ static int ret_visit(void *ctx, const dbg_closure *c, uint64_t parent)
     if (dbg_u64map_put(&s->parent, c->addr, parent) != 0 ||
         dbg_u64map_put(&s->info, c->addr, c->info->ptr) != 0)
         return s->nomem = 1;
-    const char *con = dbg_heap_con_descr(s->h, c->info);
-    if (con && dbg_con_matches(con, s->name)) {
+    int match;
+    if (s->name) {
+        const char *con = dbg_heap_con_descr(s->h, c->info);
+        match = con && dbg_con_matches(con, s->name);
+    } else if (s->want_info) {
+        match = c->info->ptr == s->want_info;
+    } else {
+        match = c->addr == s->want_addr;
+    }
+    if (match) {
         s->found[s->nfound++] = c->addr;
         if (s->nfound == s->limit)
             return 1;
@@ -395,8 +433,8 @@ static void ret_print_closure(dbg_heap *h, uint64_t addr, uint64_t infoptr,
     printf("\n");
 }
 
-static int debug_retainers(const char *target, const char *name, size_t limit,
-                           int gc)
+static int debug_retainers(const char *target, const char *name,
+                           uint64_t info, uint64_t addr, size_t limit, int gc)
 {
     dbg_conn c;
     int r = debug_open(target, &c);
@@ -407,7 +445,8 @@ static int debug_retainers(const char *target, const char *name, size_t limit,
     size_t nroots = 0;
     dbg_heap h;
     dbg_heap_init(&h, &c);
-    ret_state s = {.h = &h, .name = name, .limit = limit};
+    ret_state s = {.h = &h, .name = name, .want_info = info,
+                   .want_addr = addr & ~(uint64_t)7, .limit = limit};
     s.found = calloc(limit, sizeof(*s.found));
     if (!s.found) {
         r = debug_fail("out of memory");
@@ -423,7 +462,11 @@ static int debug_retainers(const char *target, const char *name, size_t limit,
         goto done;
     }
     if (s.nfound == 0) {
-        printf("no closure of constructor %s is reachable\n", name);
+        if (name)
+            printf("no closure of constructor %s is reachable\n", name);
+        else
+            printf("no closure %s 0x%" PRIx64 " is reachable\n",
+                   info ? "with info table" : "at", info ? info : addr);
         goto done;
     }
     for (size_t k = 0; k < s.nfound; k++) {
@@ -448,9 +491,9 @@ static int debug_retainers(const char *target, const char *name, size_t limit,
         }
         printf("path %zu: %zu closures, root first\n", k + 1, n);
         for (size_t i = n; i-- > 0;) {
-            uint64_t info = 0;
-            dbg_u64map_get(&s.info, path[i], &info);
-            ret_print_closure(&h, path[i], info, i == n - 1);
+            uint64_t iptr = 0;
+            dbg_u64map_get(&s.info, path[i], &iptr);
+            ret_print_closure(&h, path[i], iptr, i == n - 1);
         }
     }
 done:
@@ -476,10 +519,14 @@ static int debug_run(int argc, char **argv)
         {"constructor", required_argument, NULL, 'c'},
         {"limit", required_argument, NULL, 'l'},
         {"no-gc", no_argument, NULL, 'n'},
+        {"info", required_argument, NULL, 'i'},
+        {"address", required_argument, NULL, 'a'},
         {NULL, 0, NULL, 0},
     };
     enum census_by by = BY_CONSTRUCTOR;
     const char *name = NULL;
+    uint64_t info = 0, addr = 0;
+    int nsel = 0;
     long limit = 1;
     int gc = 1, ch;
     optind = 1;
@@ -494,14 +541,32 @@ static int debug_run(int argc, char **argv)
                 by = BY_CONSTRUCTOR;
             else if (strcmp(optarg, "info") == 0)
                 by = BY_INFO;
+            else if (strcmp(optarg, "module") == 0)
+                by = BY_MODULE;
             else
                 return cli_usage_error(&cli_cmd_debug,
-                                       "--by %s: use type, constructor or info",
+                                       "--by %s: use type, constructor, info or module",
                                        optarg);
             break;
         case 'c':
             name = optarg;
+            nsel++;
             break;
+        case 'i':
+        case 'a': {
+            char *end;
+            unsigned long long v = strtoull(optarg, &end, 16);
+            if (*end || v == 0)
+                return cli_usage_error(&cli_cmd_debug, "--%s %s: not an "
+                                       "address", ch == 'i' ? "info" : "address",
+                                       optarg);
+            if (ch == 'i')
+                info = v;
+            else
+                addr = v;
+            nsel++;
+            break;
+        }
         case 'l': {
             char *end;
             limit = strtol(optarg, &end, 10);
@@ -536,10 +601,10 @@ static int debug_run(int argc, char **argv)
         return debug_pause_cmd(target, 0);
     if (strcmp(sub, "census") == 0)
         return debug_census(target, by, gc);
-    if (!name)
-        return cli_usage_error(&cli_cmd_debug,
-                               "retainers needs --constructor NAME");
-    return debug_retainers(target, name, (size_t)limit, gc);
+    if (nsel != 1)
+        return cli_usage_error(&cli_cmd_debug, "retainers needs one of "
+                               "--constructor NAME, --info ADDR, --address ADDR");
+    return debug_retainers(target, name, info, addr, (size_t)limit, gc);
 }
 
 const cli_command cli_cmd_debug = {

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,9 +156,59 @@ static int all_digits(const char *s)
     return 1;
 }
 
+/* A program name: the one live debuggee whose socket is <pid>-NAME. */
+static int resolve_program(const char *name, const char *dir, char *path,
+                           size_t pathlen, char *err, size_t errlen)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errlen, "%s: no such socket, and no debuggee directory "
+                              "%s", name, dir);
+        return -1;
+    }
+    struct dirent *e;
+    int found = 0;
+    long pids[2] = {0, 0};
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (end == e->d_name || *end != '-' || strcmp(end + 1, name) != 0)
+            continue;
+        if (kill((pid_t)pid, 0) != 0 && errno != EPERM)
+            continue; /* dead: its socket is stale */
+        if (found < 2)
+            pids[found] = pid;
+        if (found++ == 0)
+            snprintf(path, pathlen, "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    if (found == 0) {
+        snprintf(err, errlen, "%s: no such socket, and no live debuggee of "
+                              "that name in %s", name, dir);
+        return -1;
+    }
+    if (found > 1) {
+        snprintf(err, errlen, "%s: %d live debuggees of that name (pids %ld, "
+                              "%ld, ...): give a pid", name, found, pids[0],
+                 pids[1]);
+        return -1;
+    }
+    return 0;
+}
+
 int dbg_target_resolve(const char *target, char *path, size_t pathlen,
                        char *err, size_t errlen)
 {
+    struct stat st0;
+    if (!strchr(target, '/') && !all_digits(target) && *target &&
+        stat(target, &st0) != 0) {
+        char pdir[4096];
+        if (dbg_socket_dir(pdir, sizeof(pdir)) != 0) {
+            snprintf(err, errlen, "%s: no such socket", target);
+            return -1;
+        }
+        return resolve_program(target, pdir, path, pathlen, err, errlen);
+    }
     if (!all_digits(target) || strchr(target, '/')) {
         if ((size_t)snprintf(path, pathlen, "%s", target) >= pathlen) {
             snprintf(err, errlen, "%s: socket path too long", target);

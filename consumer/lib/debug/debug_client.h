@@ -63,7 +63,8 @@ typedef struct dbg_conn {
 } dbg_conn;
 
 /* Turn a TARGET into a socket path: a path (containing '/' or naming an
- * existing file) is taken as is; digits are a pid, looked up in the
+ * existing file) is taken as is; digits are a pid, and another word a
+ * program name (the one live debuggee of that name), looked up in the
  * ghc-debug socket directory. Returns 0, or -1 with a message in err. */
 int dbg_target_resolve(const char *target, char *path, size_t pathlen,
                        char *err, size_t errlen);

@@ -166,6 +166,13 @@ START_TEST(targets)
     ck_assert_ptr_nonnull(strstr(path, "/4242-Other"));
     ck_assert_int_eq(dbg_target_resolve("424242", path, sizeof(path), err, sizeof(err)), 0);
     ck_assert_ptr_nonnull(strstr(path, "/424242-Prog"));
+    /* a program name: only live debuggees count */
+    ck_assert_int_eq(dbg_target_resolve("Prog", path, sizeof(path), err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "no live debuggee"));
+    snprintf(cmd, sizeof(cmd), "touch %s/%d-Self", sd, (int)getpid());
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(dbg_target_resolve("Self", path, sizeof(path), err, sizeof(err)), 0);
+    ck_assert_ptr_nonnull(strstr(path, "-Self"));
     dbg_conn c;
     ck_assert_int_eq(dbg_connect(&c, path), -1);
     ck_assert_ptr_nonnull(strstr(c.err, "not a socket"));
