@@ -187,11 +187,53 @@ static int debug_begin(dbg_conn *c, int gc, int *resume_after,
     return 0;
 }
 
+/* Let the program go as soon as the heap is read: what follows (constructor
+ * names, source locations) is static data the stub reads unpaused. */
+static void debug_release(dbg_conn *c, int *resume_after)
+{
+    if (*resume_after && c->fd >= 0)
+        dbg_resume(c, NULL);
+    *resume_after = 0;
+}
+
 static void debug_end(dbg_conn *c, int resume_after)
 {
     if (resume_after && c->fd >= 0)
         dbg_resume(c, NULL);
     dbg_close(c);
+}
+
+/* Progress of a long walk, on a terminal only: one line rewritten. */
+typedef struct debug_progress {
+    size_t shown;
+    int active;
+} debug_progress;
+
+static void debug_progress_cb(void *ctx, size_t visited, size_t queued)
+{
+    debug_progress *p = ctx;
+    if (visited - p->shown < 200000)
+        return;
+    p->shown = visited;
+    p->active = 1;
+    fprintf(stderr, "\rrtscope debug: %zu closures read, %zu queued...",
+            visited, queued);
+    fflush(stderr);
+}
+
+static void debug_progress_start(dbg_heap *h, debug_progress *p)
+{
+    memset(p, 0, sizeof(*p));
+    if (isatty(STDERR_FILENO)) {
+        h->progress = debug_progress_cb;
+        h->progress_ctx = p;
+    }
+}
+
+static void debug_progress_end(const debug_progress *p)
+{
+    if (p->active)
+        fprintf(stderr, "\r\033[K");
 }
 
 /* ---- census ----------------------------------------------------------- */
@@ -302,15 +344,20 @@ static int debug_census(const char *target, enum census_by by, int gc)
     census_state s = {0};
     census_row *rows = NULL;
     size_t nrows = 0;
+    debug_progress prog;
+    debug_progress_start(&h, &prog);
     if (debug_begin(&c, gc, &resume_after, &roots, &nroots) != 0 ||
         dbg_heap_walk(&h, roots, nroots, census_visit, &s) != 0) {
+        debug_progress_end(&prog);
         r = debug_fail(c.err);
         goto done;
     }
+    debug_progress_end(&prog);
     if (s.nomem) {
         r = debug_fail("out of memory");
         goto done;
     }
+    debug_release(&c, &resume_after);
     rows = calloc(s.n + 1, sizeof(*rows));
     if (!rows) {
         r = debug_fail("out of memory");
@@ -327,8 +374,6 @@ static int debug_census(const char *target, enum census_by by, int gc)
         }
     }
     nrows = s.n;
-    /* the key requests are done: let the program go before printing */
-    debug_end(&c, resume_after);
     qsort(rows, nrows, sizeof(*rows), row_by_key);
     size_t m = 0;
     for (size_t i = 0; i < nrows; i++) {
@@ -452,15 +497,20 @@ static int debug_retainers(const char *target, const char *name,
         r = debug_fail("out of memory");
         goto done;
     }
+    debug_progress prog;
+    debug_progress_start(&h, &prog);
     if (debug_begin(&c, gc, &resume_after, &roots, &nroots) != 0 ||
         dbg_heap_walk(&h, roots, nroots, ret_visit, &s) != 0) {
+        debug_progress_end(&prog);
         r = debug_fail(c.err);
         goto done;
     }
+    debug_progress_end(&prog);
     if (s.nomem) {
         r = debug_fail("out of memory");
         goto done;
     }
+    debug_release(&c, &resume_after);
     if (s.nfound == 0) {
         if (name)
             printf("no closure of constructor %s is reachable\n", name);

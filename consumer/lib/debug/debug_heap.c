@@ -639,6 +639,8 @@ int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
             for (size_t k = 0; k < ptrs.n; k++)
                 ENQUEUE(ptrs.v[k], batch[i].addr);
         }
+        if (h->progress)
+            h->progress(h->progress_ctx, qhead, qn - qhead);
     }
     r = 0;
 #undef ENQUEUE

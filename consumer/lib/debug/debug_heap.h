@@ -67,6 +67,10 @@ typedef struct dbg_heap {
     size_t ninfos, capinfos;
     dbg_u64map info_index; /* info ptr -> index + 1 */
     size_t unreadable;     /* closures or frames the walk could not read */
+    /* Called after each batch of the walk, if set: closures visited so far
+     * and closures waiting in the queue. */
+    void (*progress)(void *ctx, size_t visited, size_t queued);
+    void *progress_ctx;
 } dbg_heap;
 
 void dbg_heap_init(dbg_heap *h, dbg_conn *conn);
