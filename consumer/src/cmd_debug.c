@@ -22,6 +22,7 @@ static const char debug_usage[] =
     "       rtscope debug pause TARGET\n"
     "       rtscope debug resume TARGET\n"
     "       rtscope debug census TARGET [--by type|constructor|info|module] [--no-gc]\n"
+    "       rtscope debug thunks TARGET [--no-gc]\n"
     "       rtscope debug retainers TARGET (--constructor NAME | --info ADDR |\n"
     "                                       --address ADDR) [--limit K] [--no-gc]\n"
     "\n"
@@ -47,6 +48,8 @@ static const char debug_usage[] =
     "    --by info          info table, with its name\n"
     "    --by module        the module of the info table's source (-g) or of\n"
     "                       the constructor\n"
+    "  thunks      a census of the thunks only, by source location\n"
+    "              (module and span, when the program was built with -g)\n"
     "  retainers   pause, search the heap breadth-first from the roots and\n"
     "              print, for each closure of constructor NAME found (Leak,\n"
     "              Main.Leak or main:Main:Leak), a shortest path from a root\n"
@@ -56,7 +59,7 @@ static const char debug_usage[] =
     "    --info ADDR        closures with this info table (hex), or\n"
     "    --address ADDR     the closure at this address (hex)\n"
     "    --limit K          at most K paths (default 1)\n"
-    "  --no-gc     census/retainers: pause at once, without a major GC first\n"
+    "  --no-gc     census/thunks/retainers: pause at once, without a major GC first\n"
     "\n"
     "A program that census or retainers paused is resumed when rtscope\n"
     "ends, however it ends; one that was paused already stays paused.\n"
@@ -238,7 +241,8 @@ static void debug_progress_end(const debug_progress *p)
 
 /* ---- census ----------------------------------------------------------- */
 
-enum census_by { BY_TYPE, BY_CONSTRUCTOR, BY_INFO, BY_MODULE };
+/* BY_THUNK_SOURCE is `rtscope debug thunks`: thunks only, by source. */
+enum census_by { BY_TYPE, BY_CONSTRUCTOR, BY_INFO, BY_MODULE, BY_THUNK_SOURCE };
 
 typedef struct census_acc {
     uint64_t info;
@@ -250,6 +254,7 @@ typedef struct census_state {
     census_acc *acc;
     size_t n, cap;
     int nomem;
+    int thunks_only;
 } census_state;
 
 static int census_visit(void *ctx, const dbg_closure *c, uint64_t parent)
@@ -257,6 +262,9 @@ static int census_visit(void *ctx, const dbg_closure *c, uint64_t parent)
     census_state *s = ctx;
     uint64_t slot;
     (void)parent;
+    if (s->thunks_only &&
+        !(c->info->type >= DBG_THUNK && c->info->type <= DBG_THUNK_SELECTOR))
+        return 0;
     if (!dbg_u64map_get(&s->index, c->info->ptr, &slot)) {
         if (s->n == s->cap) {
             size_t nc = s->cap ? s->cap * 2 : 256;
@@ -310,6 +318,13 @@ static char *census_key(dbg_heap *h, uint64_t infoptr, enum census_by by)
             dbg_con_display(con, disp, sizeof(disp));
         if (by == BY_CONSTRUCTOR) {
             snprintf(buf, sizeof(buf), "%s", con ? disp : type);
+        } else if (by == BY_THUNK_SOURCE) {
+            char *const *src = dbg_heap_source(h, in);
+            if (src && src[5][0])
+                snprintf(buf, sizeof(buf), "%s %s", src[4], src[5]);
+            else
+                snprintf(buf, sizeof(buf), "(no source) 0x%" PRIx64 " %s",
+                         infoptr, src ? src[0] : type);
         } else if (by == BY_MODULE) {
             char *const *src = dbg_heap_source(h, in);
             const char *colon = con ? strchr(disp, ':') : NULL;
@@ -341,7 +356,7 @@ static int debug_census(const char *target, enum census_by by, int gc)
     size_t nroots = 0;
     dbg_heap h;
     dbg_heap_init(&h, &c);
-    census_state s = {0};
+    census_state s = {.thunks_only = by == BY_THUNK_SOURCE};
     census_row *rows = NULL;
     size_t nrows = 0;
     debug_progress prog;
@@ -392,6 +407,7 @@ static int debug_census(const char *target, enum census_by by, int gc)
            by == BY_TYPE     ? "type"
            : by == BY_INFO   ? "info"
            : by == BY_MODULE ? "module"
+           : by == BY_THUNK_SOURCE ? "thunk source"
                              : "constructor");
     for (size_t i = 0; i < nrows; i++) {
         printf("%10" PRIu64 " %12" PRIu64 "  %s\n", rows[i].count,
@@ -640,7 +656,8 @@ static int debug_run(int argc, char **argv)
         return debug_list();
     }
     if (strcmp(sub, "pause") != 0 && strcmp(sub, "resume") != 0 &&
-        strcmp(sub, "census") != 0 && strcmp(sub, "retainers") != 0)
+        strcmp(sub, "census") != 0 && strcmp(sub, "retainers") != 0 &&
+        strcmp(sub, "thunks") != 0)
         return cli_usage_error(&cli_cmd_debug, "'%s' is not a debug command",
                                sub);
     if (nargs != 1)
@@ -651,6 +668,8 @@ static int debug_run(int argc, char **argv)
         return debug_pause_cmd(target, 0);
     if (strcmp(sub, "census") == 0)
         return debug_census(target, by, gc);
+    if (strcmp(sub, "thunks") == 0)
+        return debug_census(target, BY_THUNK_SOURCE, gc);
     if (nsel != 1)
         return cli_usage_error(&cli_cmd_debug, "retainers needs one of "
                                "--constructor NAME, --info ADDR, --address ADDR");
