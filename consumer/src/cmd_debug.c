@@ -494,6 +494,28 @@ static void ret_print_closure(dbg_heap *h, uint64_t addr, uint64_t infoptr,
     printf("\n");
 }
 
+/* The path from a root to `addr`, target first, into *path (realloc'd).
+ * Returns its length, 0 when out of memory. */
+static size_t ret_path(const dbg_u64map *parent, uint64_t addr,
+                       uint64_t **path)
+{
+    size_t n = 0, cap = 0;
+    for (uint64_t a = addr; a;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            uint64_t *np = realloc(*path, cap * sizeof(*np));
+            if (!np)
+                return 0;
+            *path = np;
+        }
+        (*path)[n++] = a;
+        uint64_t p = 0;
+        dbg_u64map_get(parent, a, &p);
+        a = p;
+    }
+    return n;
+}
+
 static int debug_retainers(const char *target, const char *name,
                            uint64_t info, uint64_t addr, size_t limit, int gc)
 {
@@ -536,22 +558,8 @@ static int debug_retainers(const char *target, const char *name,
         goto done;
     }
     for (size_t k = 0; k < s.nfound; k++) {
-        size_t n = 0, cap = 64;
-        free(path);
-        path = malloc(cap * sizeof(*path));
-        for (uint64_t a = s.found[k]; path && a;) {
-            if (n == cap) {
-                uint64_t *np = realloc(path, (cap *= 2) * sizeof(*np));
-                if (!np)
-                    break;
-                path = np;
-            }
-            path[n++] = a;
-            uint64_t p = 0;
-            dbg_u64map_get(&s.parent, a, &p);
-            a = p;
-        }
-        if (!path) {
+        size_t n = ret_path(&s.parent, s.found[k], &path);
+        if (n == 0) {
             r = debug_fail("out of memory");
             goto done;
         }

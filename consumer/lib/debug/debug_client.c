@@ -124,7 +124,7 @@ static void conn_err(dbg_conn *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->err, sizeof(c->err), fmt, ap);
+    vsnprintf(c->err, sizeof(c->err), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized): va_start above */
     va_end(ap);
 }
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WORD 8u
+#define WORD ((size_t)8)
 #define UNTAG(p) ((p) & ~(uint64_t)7)
 #define WALK_BATCH 2048
 
@@ -184,6 +184,8 @@ static int fetch_infos(dbg_heap *h, const uint64_t *ptrs, size_t n)
             h->infos = ni;
             h->capinfos = nc;
         }
+        if (!h->infos)
+            goto done;
         for (size_t i = 0; i < k; i++) {
             const unsigned char *p = out.p + 20 * i + 4;
             dbg_info *in = &h->infos[h->ninfos];
