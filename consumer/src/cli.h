@@ -28,6 +28,7 @@ extern const cli_command cli_cmd_html;
 extern const cli_command cli_cmd_diff;
 extern const cli_command cli_cmd_live;
 extern const cli_command cli_cmd_export;
+extern const cli_command cli_cmd_debug;
 
 /* Options every reading subcommand accepts. */
 typedef struct cli_input_opts {

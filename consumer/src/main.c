@@ -18,6 +18,7 @@ static const cli_command *const main_commands[] = {
     &cli_cmd_diff,
     &cli_cmd_live,
     &cli_cmd_export,
+    &cli_cmd_debug,
 };
 
 #define MAIN_NCOMMANDS (sizeof(main_commands) / sizeof(main_commands[0]))

@@ -1,0 +1,570 @@
+/* debug_client: connection, framing and the simple requests of the debug
+ * stub protocol. See debug_client.h and docs/debug-protocol.md. */
+#define _GNU_SOURCE
+#include "debug_client.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* ---- buffers ---------------------------------------------------------- */
+
+int dbg_buf_put(dbg_buf *b, const void *d, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t nc = (b->len + n) * 2 + 64;
+        unsigned char *np = realloc(b->p, nc);
+        if (!np)
+            return -1;
+        b->p = np;
+        b->cap = nc;
+    }
+    if (n)
+        memcpy(b->p + b->len, d, n);
+    b->len += n;
+    return 0;
+}
+
+int dbg_buf_put8(dbg_buf *b, uint8_t x) { return dbg_buf_put(b, &x, 1); }
+
+int dbg_buf_put16(dbg_buf *b, uint16_t x)
+{
+    x = htons(x);
+    return dbg_buf_put(b, &x, 2);
+}
+
+int dbg_buf_put32(dbg_buf *b, uint32_t x)
+{
+    x = htonl(x);
+    return dbg_buf_put(b, &x, 4);
+}
+
+int dbg_buf_putptr(dbg_buf *b, uint64_t x) { return dbg_buf_put(b, &x, 8); }
+
+void dbg_buf_free(dbg_buf *b)
+{
+    free(b->p);
+    b->p = NULL;
+    b->len = b->cap = 0;
+}
+
+uint16_t dbg_rd16(const unsigned char *p)
+{
+    uint16_t x;
+    memcpy(&x, p, 2);
+    return ntohs(x);
+}
+
+uint32_t dbg_rd32(const unsigned char *p)
+{
+    uint32_t x;
+    memcpy(&x, p, 4);
+    return ntohl(x);
+}
+
+uint64_t dbg_rdptr(const unsigned char *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+/* ---- names ------------------------------------------------------------ */
+
+const char *dbg_status_name(int status)
+{
+    switch (status) {
+    case DBG_OKAY: return "OKAY";
+    case DBG_OKAY_CONTINUES: return "OKAY_CONTINUES";
+    case DBG_BAD_COMMAND: return "BAD_COMMAND";
+    case DBG_ALREADY_PAUSED: return "ALREADY_PAUSED";
+    case DBG_NOT_PAUSED: return "NOT_PAUSED";
+    case DBG_NO_RESUME: return "NO_RESUME";
+    case DBG_BAD_STACK: return "BAD_STACK";
+    default: return "unknown status";
+    }
+}
+
+const char *dbg_command_name(uint32_t cmd)
+{
+    switch (cmd) {
+    case DBG_CMD_VERSION: return "VERSION";
+    case DBG_CMD_PAUSE: return "PAUSE";
+    case DBG_CMD_RESUME: return "RESUME";
+    case DBG_CMD_ROOTS: return "ROOTS";
+    case DBG_CMD_CLOSURES: return "CLOSURES";
+    case DBG_CMD_INFO_TABLES: return "INFO_TABLES";
+    case DBG_CMD_STACK_BITMAP: return "STACK_BITMAP";
+    case DBG_CMD_POLL: return "POLL";
+    case DBG_CMD_SAVED_OBJECTS: return "SAVED_OBJECTS";
+    case DBG_CMD_CON_DESCR: return "CON_DESCR";
+    case DBG_CMD_SOURCE_INFO: return "SOURCE_INFO";
+    case DBG_CMD_BLOCKS: return "BLOCKS";
+    case DBG_CMD_BLOCK: return "BLOCK";
+    case DBG_CMD_FUN_BITMAP: return "FUN_BITMAP";
+    case DBG_CMD_SRT: return "SRT";
+    case DBG_CMD_PAUSE_AFTER_GC: return "PAUSE_AFTER_GC";
+    case DBG_CMD_STAY_PAUSED: return "STAY_PAUSED";
+    default: return "command";
+    }
+}
+
+static void conn_err(dbg_conn *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err, sizeof(c->err), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized): va_start above */
+    va_end(ap);
+}
+
+/* ---- targets ---------------------------------------------------------- */
+
+int dbg_socket_dir(char *out, size_t outlen)
+{
+    const char *xdg = getenv("XDG_DATA_HOME");
+    int n;
+    if (xdg && *xdg) {
+        n = snprintf(out, outlen, "%s/ghc-debug/debuggee/sockets", xdg);
+    } else {
+        const char *home = getenv("HOME");
+        if (!home || !*home)
+            return -1;
+        n = snprintf(out, outlen, "%s/.local/share/ghc-debug/debuggee/sockets",
+                     home);
+    }
+    return n < 0 || (size_t)n >= outlen ? -1 : 0;
+}
+
+static int all_digits(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s))
+            return 0;
+    return 1;
+}
+
+/* A program name: the one live debuggee whose socket is <pid>-NAME. */
+static int resolve_program(const char *name, const char *dir, char *path,
+                           size_t pathlen, char *err, size_t errlen)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errlen, "%s: no such socket, and no debuggee directory "
+                              "%s", name, dir);
+        return -1;
+    }
+    struct dirent *e;
+    int found = 0;
+    long pids[2] = {0, 0};
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (end == e->d_name || *end != '-' || strcmp(end + 1, name) != 0)
+            continue;
+        if (kill((pid_t)pid, 0) != 0 && errno != EPERM)
+            continue; /* dead: its socket is stale */
+        if (found < 2)
+            pids[found] = pid;
+        if (found++ == 0)
+            snprintf(path, pathlen, "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    if (found == 0) {
+        snprintf(err, errlen, "%s: no such socket, and no live debuggee of "
+                              "that name in %s", name, dir);
+        return -1;
+    }
+    if (found > 1) {
+        snprintf(err, errlen, "%s: %d live debuggees of that name (pids %ld, "
+                              "%ld, ...): give a pid", name, found, pids[0],
+                 pids[1]);
+        return -1;
+    }
+    return 0;
+}
+
+int dbg_target_resolve(const char *target, char *path, size_t pathlen,
+                       char *err, size_t errlen)
+{
+    struct stat st0;
+    if (!strchr(target, '/') && !all_digits(target) && *target &&
+        stat(target, &st0) != 0) {
+        char pdir[4096];
+        if (dbg_socket_dir(pdir, sizeof(pdir)) != 0) {
+            snprintf(err, errlen, "%s: no such socket", target);
+            return -1;
+        }
+        return resolve_program(target, pdir, path, pathlen, err, errlen);
+    }
+    if (!all_digits(target) || strchr(target, '/')) {
+        if ((size_t)snprintf(path, pathlen, "%s", target) >= pathlen) {
+            snprintf(err, errlen, "%s: socket path too long", target);
+            return -1;
+        }
+        return 0;
+    }
+    struct stat st;
+    if (stat(target, &st) == 0) { /* a file named by digits, in "." */
+        snprintf(path, pathlen, "%s", target);
+        return 0;
+    }
+    char dir[4096];
+    if (dbg_socket_dir(dir, sizeof(dir)) != 0) {
+        snprintf(err, errlen, "pid %s: no socket directory (set XDG_DATA_HOME "
+                              "or HOME)", target);
+        return -1;
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errlen, "pid %s: cannot open %s: %s", target, dir,
+                 strerror(errno));
+        return -1;
+    }
+    size_t tl = strlen(target);
+    struct dirent *e;
+    int found = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, target, tl) == 0 && e->d_name[tl] == '-') {
+            found = (size_t)snprintf(path, pathlen, "%s/%s", dir, e->d_name) <
+                    pathlen;
+            break;
+        }
+    }
+    closedir(d);
+    if (!found) {
+        snprintf(err, errlen, "pid %s: no debuggee socket in %s", target, dir);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- connection ------------------------------------------------------- */
+
+int dbg_connect(dbg_conn *c, const char *path)
+{
+    memset(c, 0, sizeof(*c));
+    c->fd = -1;
+    c->timeout_ms = 60000;
+    snprintf(c->path, sizeof(c->path), "%s", path);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof(a.sun_path)) {
+        conn_err(c, "%s: socket path too long", path);
+        return -1;
+    }
+    memcpy(a.sun_path, path, strlen(path) + 1);
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        conn_err(c, "%s: no such socket: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISSOCK(st.st_mode)) {
+        conn_err(c, "%s: not a socket", path);
+        return -1;
+    }
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        conn_err(c, "socket: %s", strerror(errno));
+        return -1;
+    }
+    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+        int e = errno;
+        close(fd);
+        if (e == ECONNREFUSED)
+            conn_err(c, "%s: no debuggee listens (stale socket: the program "
+                        "has exited?)", path);
+        else
+            conn_err(c, "%s: cannot connect: %s", path, strerror(e));
+        return -1;
+    }
+    c->fd = fd;
+    return 0;
+}
+
+void dbg_close(dbg_conn *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t r = send(fd, p, n, MSG_NOSIGNAL);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p = (const char *)p + r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+/* 0, -1 closed or error, -2 timeout */
+static int read_full(int fd, void *p, size_t n, int timeout_ms)
+{
+    size_t got = 0;
+    while (got < n) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int r = poll(&pfd, 1, timeout_ms);
+        if (r == 0)
+            return -2;
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        ssize_t k = read(fd, (char *)p + got, n - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        got += (size_t)k;
+    }
+    return 0;
+}
+
+int dbg_request(dbg_conn *c, uint32_t cmd, const dbg_buf *body, dbg_buf *out)
+{
+    c->reason = 0;
+    if (c->fd < 0) {
+        conn_err(c, "%s: not connected", c->path);
+        return -1;
+    }
+    size_t blen = body ? body->len : 0;
+    unsigned char h[8];
+    uint32_t x = htonl((uint32_t)(4 + blen));
+    memcpy(h, &x, 4);
+    x = htonl(cmd);
+    memcpy(h + 4, &x, 4);
+    if (write_all(c->fd, h, 8) != 0 ||
+        (blen && write_all(c->fd, body->p, blen) != 0)) {
+        conn_err(c, "%s: %s: connection closed by the debuggee (%s)",
+                 c->path, dbg_command_name(cmd), strerror(errno));
+        dbg_close(c);
+        return -1;
+    }
+    out->len = 0;
+    for (;;) {
+        unsigned char fh[6];
+        int r = read_full(c->fd, fh, 6, c->timeout_ms);
+        if (r == 0) {
+            uint32_t len = dbg_rd32(fh);
+            if (len > out->cap - out->len || !out->p) {
+                size_t nc = out->len + len + 1;
+                unsigned char *np = realloc(out->p, nc);
+                if (!np) {
+                    conn_err(c, "out of memory");
+                    return -1;
+                }
+                out->p = np;
+                out->cap = nc;
+            }
+            r = read_full(c->fd, out->p + out->len, len, c->timeout_ms);
+            if (r == 0) {
+                size_t start = out->len;
+                out->len += len;
+                uint16_t st = dbg_rd16(fh + 4);
+                if (st == DBG_OKAY_CONTINUES)
+                    continue;
+                if (st == DBG_BAD_COMMAND) {
+                    if (len >= 2) {
+                        c->reason = dbg_rd16(out->p + start);
+                        conn_err(c, "%s: the stub refused it: %.*s (reason %d)",
+                                 dbg_command_name(cmd), (int)(len - 2),
+                                 (const char *)out->p + start + 2, c->reason);
+                    } else {
+                        conn_err(c, "%s: the stub refused it",
+                                 dbg_command_name(cmd));
+                    }
+                }
+                if (st != DBG_OKAY) {
+                    if (st != DBG_BAD_COMMAND)
+                        conn_err(c, "%s: %s", dbg_command_name(cmd),
+                                 dbg_status_name(st));
+                    out->len = 0;
+                }
+                return st;
+            }
+        }
+        conn_err(c, "%s: %s: %s", c->path, dbg_command_name(cmd),
+                 r == -2 ? "no reply (timed out)"
+                         : "connection closed by the debuggee");
+        dbg_close(c);
+        return -1;
+    }
+}
+
+int dbg_request_ok(dbg_conn *c, uint32_t cmd, const dbg_buf *body,
+                   dbg_buf *out)
+{
+    int st = dbg_request(c, cmd, body, out);
+    return st == DBG_OKAY ? 0 : -1;
+}
+
+/* ---- simple requests -------------------------------------------------- */
+
+int dbg_version(dbg_conn *c, uint32_t *version)
+{
+    dbg_buf out = {0};
+    int r = dbg_request_ok(c, DBG_CMD_VERSION, NULL, &out);
+    if (r == 0 && out.len < 4) {
+        conn_err(c, "VERSION: short reply");
+        r = -1;
+    }
+    if (r == 0)
+        *version = dbg_rd32(out.p);
+    dbg_buf_free(&out);
+    return r;
+}
+
+int dbg_pause(dbg_conn *c, int after_gc, int *was_paused)
+{
+    dbg_buf b = {0}, out = {0};
+    dbg_buf_put8(&b, after_gc ? 1 : 0);
+    int st = dbg_request(c, after_gc ? DBG_CMD_PAUSE_AFTER_GC : DBG_CMD_PAUSE,
+                         &b, &out);
+    dbg_buf_free(&b);
+    dbg_buf_free(&out);
+    if (was_paused)
+        *was_paused = st == DBG_ALREADY_PAUSED;
+    return st == DBG_OKAY || st == DBG_ALREADY_PAUSED ? 0 : -1;
+}
+
+int dbg_resume(dbg_conn *c, int *was_running)
+{
+    dbg_buf out = {0};
+    int st = dbg_request(c, DBG_CMD_RESUME, NULL, &out);
+    dbg_buf_free(&out);
+    if (was_running)
+        *was_running = st == DBG_NOT_PAUSED;
+    return st == DBG_OKAY || st == DBG_NOT_PAUSED ? 0 : -1;
+}
+
+int dbg_stay_paused(dbg_conn *c, int on)
+{
+    dbg_buf b = {0}, out = {0};
+    dbg_buf_put8(&b, on ? 1 : 0);
+    int r = dbg_request_ok(c, DBG_CMD_STAY_PAUSED, &b, &out);
+    dbg_buf_free(&b);
+    dbg_buf_free(&out);
+    return r;
+}
+
+int dbg_ptr_list(dbg_conn *c, uint32_t cmd, uint64_t **outp, size_t *n)
+{
+    dbg_buf out = {0};
+    *outp = NULL;
+    *n = 0;
+    if (dbg_request_ok(c, cmd, NULL, &out) != 0) {
+        dbg_buf_free(&out);
+        return -1;
+    }
+    size_t k = out.len / 8;
+    uint64_t *v = malloc((k ? k : 1) * sizeof(*v));
+    if (!v) {
+        dbg_buf_free(&out);
+        conn_err(c, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < k; i++)
+        v[i] = dbg_rdptr(out.p + 8 * i);
+    dbg_buf_free(&out);
+    *outp = v;
+    *n = k;
+    return 0;
+}
+
+static char *take_string(const unsigned char *p, size_t avail, size_t *used)
+{
+    if (avail < 4)
+        return NULL;
+    uint32_t l = dbg_rd32(p);
+    if (l > avail - 4)
+        return NULL;
+    char *s = malloc((size_t)l + 1);
+    if (!s)
+        return NULL;
+    memcpy(s, p + 4, l);
+    s[l] = '\0';
+    *used = 4 + (size_t)l;
+    return s;
+}
+
+int dbg_con_descr(dbg_conn *c, uint64_t info, char **outs)
+{
+    dbg_buf b = {0}, out = {0};
+    dbg_buf_putptr(&b, info);
+    int r = dbg_request_ok(c, DBG_CMD_CON_DESCR, &b, &out);
+    *outs = NULL;
+    if (r == 0) {
+        size_t used;
+        *outs = take_string(out.p, out.len, &used);
+        if (!*outs) {
+            conn_err(c, "CON_DESCR: malformed reply");
+            r = -1;
+        }
+    }
+    dbg_buf_free(&b);
+    dbg_buf_free(&out);
+    return r;
+}
+
+void dbg_source_info_free(char *fields[6])
+{
+    for (int i = 0; i < DBG_SOURCE_FIELDS; i++) {
+        free(fields[i]);
+        fields[i] = NULL;
+    }
+}
+
+int dbg_source_info(dbg_conn *c, uint64_t info, char *fields[6], int *nfields)
+{
+    dbg_buf b = {0}, out = {0};
+    dbg_buf_putptr(&b, info);
+    for (int i = 0; i < DBG_SOURCE_FIELDS; i++)
+        fields[i] = NULL;
+    *nfields = 0;
+    int r = dbg_request_ok(c, DBG_CMD_SOURCE_INFO, &b, &out);
+    if (r == 0) {
+        if (out.len < 4) {
+            r = -1;
+        } else {
+            uint32_t n = dbg_rd32(out.p);
+            size_t off = 4;
+            if (n != 0 && n != DBG_SOURCE_FIELDS)
+                r = -1;
+            for (uint32_t i = 0; r == 0 && i < n; i++) {
+                size_t used = 0;
+                fields[i] = take_string(out.p + off, out.len - off, &used);
+                if (!fields[i])
+                    r = -1;
+                off += used;
+            }
+            if (r == 0)
+                *nfields = (int)n;
+        }
+        if (r != 0) {
+            dbg_source_info_free(fields);
+            conn_err(c, "SOURCE_INFO: malformed reply");
+        }
+    }
+    dbg_buf_free(&b);
+    dbg_buf_free(&out);
+    return r;
+}

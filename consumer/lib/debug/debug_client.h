@@ -1,0 +1,114 @@
+/* debug_client: a client of the rtscope debug stub (ghc-debug's wire
+ * protocol, docs/debug-protocol.md). One connection, requests answered in
+ * order; every failure leaves a message in conn->err. */
+#ifndef RTSCOPE_DEBUG_CLIENT_H
+#define RTSCOPE_DEBUG_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum dbg_command {
+    DBG_CMD_VERSION = 1,
+    DBG_CMD_PAUSE = 2,
+    DBG_CMD_RESUME = 3,
+    DBG_CMD_ROOTS = 4,
+    DBG_CMD_CLOSURES = 5,
+    DBG_CMD_INFO_TABLES = 6,
+    DBG_CMD_STACK_BITMAP = 7,
+    DBG_CMD_POLL = 8,
+    DBG_CMD_SAVED_OBJECTS = 9,
+    DBG_CMD_CON_DESCR = 11,
+    DBG_CMD_SOURCE_INFO = 12,
+    DBG_CMD_BLOCKS = 14,
+    DBG_CMD_BLOCK = 15,
+    DBG_CMD_FUN_BITMAP = 16,
+    DBG_CMD_SRT = 17,
+    DBG_CMD_PAUSE_AFTER_GC = 64,
+    DBG_CMD_STAY_PAUSED = 65,
+};
+
+enum dbg_status {
+    DBG_OKAY = 0,
+    DBG_OKAY_CONTINUES = 1,
+    DBG_BAD_COMMAND = 0x100,
+    DBG_ALREADY_PAUSED = 0x101,
+    DBG_NOT_PAUSED = 0x102,
+    DBG_NO_RESUME = 0x103,
+    DBG_BAD_STACK = 0x104,
+};
+
+/* A growable byte buffer; owns p. */
+typedef struct dbg_buf {
+    unsigned char *p;
+    size_t len, cap;
+} dbg_buf;
+
+int dbg_buf_put(dbg_buf *b, const void *d, size_t n);
+int dbg_buf_put8(dbg_buf *b, uint8_t x);
+int dbg_buf_put16(dbg_buf *b, uint16_t x); /* big-endian */
+int dbg_buf_put32(dbg_buf *b, uint32_t x); /* big-endian */
+int dbg_buf_putptr(dbg_buf *b, uint64_t x); /* host order */
+void dbg_buf_free(dbg_buf *b);
+
+uint16_t dbg_rd16(const unsigned char *p); /* big-endian */
+uint32_t dbg_rd32(const unsigned char *p); /* big-endian */
+uint64_t dbg_rdptr(const unsigned char *p); /* host order */
+
+typedef struct dbg_conn {
+    int fd;
+    char path[256];
+    char err[512];
+    int reason; /* BAD_COMMAND reason of the last error reply, or 0 */
+    int timeout_ms;
+} dbg_conn;
+
+/* Turn a TARGET into a socket path: a path (containing '/' or naming an
+ * existing file) is taken as is; digits are a pid, and another word a
+ * program name (the one live debuggee of that name), looked up in the
+ * ghc-debug socket directory. Returns 0, or -1 with a message in err. */
+int dbg_target_resolve(const char *target, char *path, size_t pathlen,
+                       char *err, size_t errlen);
+
+/* The ghc-debug socket directory: $XDG_DATA_HOME/ghc-debug/debuggee/sockets
+ * ($XDG_DATA_HOME defaults to ~/.local/share). */
+int dbg_socket_dir(char *out, size_t outlen);
+
+/* Connect to a stub. Returns 0, or -1 with c->err set (no stub listening,
+ * stale socket, permission denied...). */
+int dbg_connect(dbg_conn *c, const char *path);
+void dbg_close(dbg_conn *c);
+
+/* Send a request and read the whole response into out (payload of all
+ * frames). Returns the final status (>= 0), or -1 if the connection failed
+ * (c->err set). For BAD_COMMAND, c->err holds the stub's message and
+ * c->reason its reason; out is left empty for every error status. */
+int dbg_request(dbg_conn *c, uint32_t cmd, const dbg_buf *body, dbg_buf *out);
+
+/* As dbg_request, but any status other than OKAY is an error: returns 0 or
+ * -1 with c->err set to "COMMAND: why". */
+int dbg_request_ok(dbg_conn *c, uint32_t cmd, const dbg_buf *body,
+                   dbg_buf *out);
+
+const char *dbg_status_name(int status);
+const char *dbg_command_name(uint32_t cmd);
+
+/* Convenience requests; all return 0 or -1 (c->err set). */
+int dbg_version(dbg_conn *c, uint32_t *version);
+/* Pause (after a major GC if after_gc); *was_paused set if the program was
+ * paused already (not an error). */
+int dbg_pause(dbg_conn *c, int after_gc, int *was_paused);
+/* Resume; *was_running set if it was not paused (not an error). */
+int dbg_resume(dbg_conn *c, int *was_running);
+int dbg_stay_paused(dbg_conn *c, int on);
+/* ROOTS or SAVED_OBJECTS: an array of addresses, caller frees. */
+int dbg_ptr_list(dbg_conn *c, uint32_t cmd, uint64_t **out, size_t *n);
+/* CON_DESCR: a malloc'd NUL-terminated string. */
+int dbg_con_descr(dbg_conn *c, uint64_t info, char **out);
+/* SOURCE_INFO: *nfields = 0 or 6; fields malloc'd (free with
+ * dbg_source_info_free). */
+#define DBG_SOURCE_FIELDS 6
+int dbg_source_info(dbg_conn *c, uint64_t info, char *fields[6],
+                    int *nfields);
+void dbg_source_info_free(char *fields[6]);
+
+#endif

@@ -1,0 +1,113 @@
+/* debug_heap: the heap of a paused debuggee, read through a dbg_conn:
+ * an info-table cache (type, layout, SRT, constructor name, source
+ * information) and closure decoding for GHC 9.0's x86_64 layouts
+ * (non-profiled, tables next to code), and a breadth-first walk from the
+ * roots that reports every reachable closure once with the closure it was
+ * first reached from. */
+#ifndef RTSCOPE_DEBUG_HEAP_H
+#define RTSCOPE_DEBUG_HEAP_H
+
+#include "debug_client.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* GHC's closure types (includes/rts/storage/ClosureTypes.h). */
+enum dbg_closure_type {
+    DBG_CONSTR = 1, DBG_CONSTR_NOCAF = 7,
+    DBG_FUN = 8, DBG_FUN_STATIC = 14,
+    DBG_THUNK = 15, DBG_THUNK_STATIC = 21, DBG_THUNK_SELECTOR = 22,
+    DBG_BCO = 23, DBG_AP = 24, DBG_PAP = 25, DBG_AP_STACK = 26,
+    DBG_IND = 27, DBG_IND_STATIC = 28,
+    DBG_RET_BCO = 29, DBG_RET_SMALL = 30, DBG_RET_BIG = 31, DBG_RET_FUN = 32,
+    DBG_UPDATE_FRAME = 33, DBG_CATCH_FRAME = 34, DBG_UNDERFLOW_FRAME = 35,
+    DBG_STOP_FRAME = 36, DBG_BLOCKING_QUEUE = 37, DBG_BLACKHOLE = 38,
+    DBG_MVAR_CLEAN = 39, DBG_MVAR_DIRTY = 40, DBG_TVAR = 41,
+    DBG_ARR_WORDS = 42, DBG_MUT_ARR_PTRS_CLEAN = 43,
+    DBG_MUT_ARR_PTRS_FROZEN_CLEAN = 46, DBG_MUT_VAR_CLEAN = 47,
+    DBG_MUT_VAR_DIRTY = 48, DBG_WEAK = 49, DBG_PRIM = 50, DBG_MUT_PRIM = 51,
+    DBG_TSO = 52, DBG_STACK = 53, DBG_TREC_CHUNK = 54,
+    DBG_ATOMICALLY_FRAME = 55, DBG_CATCH_RETRY_FRAME = 56,
+    DBG_CATCH_STM_FRAME = 57, DBG_WHITEHOLE = 58,
+    DBG_SMALL_MUT_ARR_PTRS_CLEAN = 59, DBG_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN = 62,
+    DBG_COMPACT_NFDATA = 63, DBG_N_CLOSURE_TYPES = 64,
+};
+
+const char *dbg_closure_type_name(uint32_t type);
+int dbg_type_is_constr(uint32_t type);
+
+/* One info table, as the stub describes it. */
+typedef struct dbg_info {
+    uint64_t ptr;       /* the info pointer (as in closure headers) */
+    uint32_t type;      /* closure type */
+    uint32_t ptrs;      /* layout: pointer words (CONSTR, FUN, THUNK, PRIM) */
+    uint32_t nptrs;     /* layout: non-pointer words */
+    uint64_t srt;       /* SRT closure, 0 if none */
+    int srt_known;
+    char *con;          /* constructor description, GHC's form, or NULL */
+    int con_tried;
+    char *src[DBG_SOURCE_FIELDS]; /* SOURCE_INFO fields, if nsrc == 6 */
+    int nsrc;
+    int src_tried;
+} dbg_info;
+
+typedef struct dbg_u64map {
+    uint64_t *keys; /* 0 = empty slot */
+    uint64_t *vals;
+    size_t n, cap;
+} dbg_u64map;
+
+int dbg_u64map_put(dbg_u64map *m, uint64_t key, uint64_t val); /* key != 0 */
+int dbg_u64map_get(const dbg_u64map *m, uint64_t key, uint64_t *val);
+void dbg_u64map_free(dbg_u64map *m);
+
+typedef struct dbg_heap {
+    dbg_conn *conn;
+    dbg_info *infos;
+    size_t ninfos, capinfos;
+    dbg_u64map info_index; /* info ptr -> index + 1 */
+    size_t unreadable;     /* closures or frames the walk could not read */
+    /* Called after each batch of the walk, if set: closures visited so far
+     * and closures waiting in the queue. */
+    void (*progress)(void *ctx, size_t visited, size_t queued);
+    void *progress_ctx;
+} dbg_heap;
+
+void dbg_heap_init(dbg_heap *h, dbg_conn *conn);
+void dbg_heap_free(dbg_heap *h);
+
+/* The info table at `ptr` (fetched and cached); NULL with conn->err set. */
+dbg_info *dbg_heap_info(dbg_heap *h, uint64_t ptr);
+/* Constructor description (GHC's form, "main:Main.Leak"), NULL if not a
+ * constructor or unknown. */
+const char *dbg_heap_con_descr(dbg_heap *h, dbg_info *info);
+/* Source information (6 fields) or NULL when none is known. */
+char *const *dbg_heap_source(dbg_heap *h, dbg_info *info);
+
+/* "pkg:Mod.Sub.Name" -> "pkg:Mod.Sub:Name" (ghc-debug's display), into
+ * out. */
+void dbg_con_display(const char *descr, char *out, size_t outlen);
+/* Does a constructor description match NAME: "Leak", "Main.Leak",
+ * "Main:Leak", "main:Main.Leak" or "main:Main:Leak"? */
+int dbg_con_matches(const char *descr, const char *name);
+
+/* A decoded closure, valid during the visit callback. */
+typedef struct dbg_closure {
+    uint64_t addr;
+    dbg_info *info;
+    uint32_t size;      /* bytes */
+    const uint64_t *ptrs; /* untagged pointer fields, in order */
+    size_t nptrs;
+} dbg_closure;
+
+/* Called once per reachable closure in breadth-first order; parent is the
+ * closure it was first reached from (0 for a root). Return nonzero to stop
+ * the walk. */
+typedef int (*dbg_visit_fn)(void *ctx, const dbg_closure *c, uint64_t parent);
+
+/* Walk the heap from roots (the program must be paused). Returns 0 (also
+ * when stopped by the callback) or -1 with conn->err set. */
+int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
+                  dbg_visit_fn fn, void *ctx);
+
+#endif
