@@ -123,6 +123,11 @@ $(GEN)/AutoApply.cmm: $(GEN)/genapply
 	$(GEN)/genapply >$@.tmp && mv $@.tmp $@
 
 # ---------------------------------------------------------------- per way
+# GHC preprocesses Cmm with a temporary header (/tmp/ghcNNN_0/ghc_2.h) that
+# it deletes afterwards; left in the .d file, that missing prerequisite
+# would rebuild every Cmm object of every way on each make.
+fix_cmm_deps = sed -i -e '\|^/tmp/ghc[^ ]*:$$$$|d' -e 's| /tmp/ghc[^ ]*||g' $(1)
+
 define way_rules
 $(OUT)/$(1)/%.o: $(TREE)/rts/%.c
 	@mkdir -p $$(@D)
@@ -133,11 +138,13 @@ $(OUT)/$(1)/%.o: $(TREE)/rts/%.cmm
 	@mkdir -p $$(@D)
 	$(HC) -c $$< -o $$@ $(HC_OPTS) $(call way_opt_hc,$(1)) \
 	  $$(addprefix -optc,-MMD -MP -MF $$(@:.o=.d) -MT $$@)
+	$(call fix_cmm_deps,$$(@:.o=.d))
 
 $(OUT)/$(1)/AutoApply.o: $(GEN)/AutoApply.cmm
 	@mkdir -p $$(@D)
 	$(HC) -c $$< -o $$@ $(HC_OPTS) $(call way_opt_hc,$(1)) \
 	  $$(addprefix -optc,-MMD -MP -MF $$(@:.o=.d) -MT $$@)
+	$(call fix_cmm_deps,$$(@:.o=.d))
 
 $(OUT)/$(1)/%.o: $(TREE)/rts/%.S
 	@mkdir -p $$(@D)
