@@ -9,6 +9,9 @@
  *   --stall SECS     after connecting, do not read for SECS
  *   --control N      send control command N (repeatable, in order)
  *   --control-gap S  seconds between control commands (default 0.2)
+ *   --sent-file FILE create FILE one control gap after the last command was
+ *                    sent (so a program waiting for FILE outlives the last
+ *                    command by at least that long)
  *   --garbage        send malformed control bytes before the commands
  *   --foreign        send a command of another namespace first
  *   --max-bytes N    disconnect after receiving N bytes
@@ -97,7 +100,7 @@ static void send_command(int fd, const char *ns, int cmd)
 
 int main(int argc, char **argv)
 {
-    const char *out = NULL, *addr = NULL, *stat_path = NULL;
+    const char *out = NULL, *addr = NULL, *stat_path = NULL, *sent_file = NULL;
     double retry = 10, delay = 0, stall = 0, gap = 0.2, seconds = -1;
     int controls[32], ncontrols = 0, garbage = 0, foreign = 0, cycles = 0;
     long long max_bytes = -1;
@@ -115,6 +118,7 @@ int main(int argc, char **argv)
         else if (ARG("--seconds")) seconds = atof(v);
         else if (ARG("--cycles")) cycles = atoi(v);
         else if (ARG("--stat")) stat_path = v;
+        else if (ARG("--sent-file")) sent_file = v;
         else if (strcmp(a, "--garbage") == 0) garbage = 1;
         else if (strcmp(a, "--foreign") == 0) foreign = 1;
         else if (a[0] != '-' && !addr) addr = a;
@@ -171,6 +175,11 @@ int main(int argc, char **argv)
         if (sent_controls < ncontrols && now() >= next_control) {
             send_command(fd, "eventlog-socket", controls[sent_controls++]);
             next_control = now() + gap;
+        }
+        if (sent_file && sent_controls == ncontrols && now() >= next_control) {
+            FILE *sf = fopen(sent_file, "w");
+            if (sf) fclose(sf);
+            sent_file = NULL;
         }
         if (stop_at > 0 && now() > stop_at) break;
         ssize_t r = recv(fd, buf, sizeof buf, 0);
