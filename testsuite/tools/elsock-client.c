@@ -7,6 +7,9 @@
  *   --retry SECS     keep trying to connect for SECS (default 10)
  *   --delay SECS     wait SECS before connecting
  *   --stall SECS     after connecting, do not read for SECS
+ *   --stall-until FILE:BYTES
+ *                    after connecting, do not read until FILE holds BYTES
+ *                    more than it did at connection (at most 30 s)
  *   --control N      send control command N (repeatable, in order)
  *   --control-gap S  seconds between control commands (default 0.2)
  *   --sent-file FILE create FILE one control gap after the last command was
@@ -101,6 +104,8 @@ static void send_command(int fd, const char *ns, int cmd)
 int main(int argc, char **argv)
 {
     const char *out = NULL, *addr = NULL, *stat_path = NULL, *sent_file = NULL;
+    char *stall_file = NULL;
+    long long stall_bytes = 0;
     double retry = 10, delay = 0, stall = 0, gap = 0.2, seconds = -1;
     int controls[32], ncontrols = 0, garbage = 0, foreign = 0, cycles = 0;
     long long max_bytes = -1;
@@ -119,6 +124,13 @@ int main(int argc, char **argv)
         else if (ARG("--cycles")) cycles = atoi(v);
         else if (ARG("--stat")) stat_path = v;
         else if (ARG("--sent-file")) sent_file = v;
+        else if (ARG("--stall-until")) {
+            stall_file = strdup(v);
+            char *colon = strrchr(stall_file, ':');
+            if (!colon) { fprintf(stderr, "elsock-client: --stall-until FILE:BYTES\n"); return 2; }
+            *colon = '\0';
+            stall_bytes = atoll(colon + 1);
+        }
         else if (strcmp(a, "--garbage") == 0) garbage = 1;
         else if (strcmp(a, "--foreign") == 0) foreign = 1;
         else if (a[0] != '-' && !addr) addr = a;
@@ -161,6 +173,16 @@ int main(int argc, char **argv)
     }
     if (foreign) send_command(fd, "my-app", 1);
     sleep_s(stall);
+    if (stall_file) {
+        struct stat st;
+        long long base = stat(stall_file, &st) == 0 ? (long long)st.st_size : 0;
+        double until = now() + 30;
+        while (now() < until) {
+            if (stat(stall_file, &st) == 0 && (long long)st.st_size >= base + stall_bytes) break;
+            sleep_s(0.02);
+        }
+        free(stall_file);
+    }
     /* commands go out on schedule from inside the read loop, so that the
      * client keeps reading while it sends them */
     int sent_controls = 0;
