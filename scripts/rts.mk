@@ -14,6 +14,10 @@ LIB  ?= _build/lib/ghc/rts
 GEN  ?= $(OUT)/gen
 HC   ?= /usr/bin/ghc
 WAYS ?= v l thr thr_l debug thr_debug dyn l_dyn thr_dyn thr_l_dyn debug_dyn thr_debug_dyn
+# Sanitizer ways (see "Sanitizer ways" below): built after WAYS, into
+# ASAN_LIB under the library names of their base way.
+ASAN_WAYS ?= thr_asan asan
+ASAN_LIB  ?= $(LIB)-asan
 
 GHC_VERSION := 9.0.2
 PLATFORM := x86_64-unknown-linux
@@ -54,9 +58,25 @@ way_hc_thr_l_dyn     := -fPIC -dynamic -optc-DTHREADED_RTS -eventlog
 way_hc_debug_dyn     := -fPIC -dynamic -optc-DDEBUG -ticky -DTICKY_TICKY -eventlog
 way_hc_thr_debug_dyn := -fPIC -dynamic -optc-DTHREADED_RTS -optc-DDEBUG -eventlog
 
+# Sanitizer ways: WAY_asan (and plain `asan` for v) is its base way's RTS
+# with every C file compiled by gcc at -O1 with AddressSanitizer and
+# UndefinedBehaviorSanitizer, non-recovering, so that the first report
+# aborts the program. Only the C files are rebuilt: the Cmm, AutoApply and
+# assembler objects are the base way's (the sanitizers instrument C only).
+# GHC 9.0.2 has no command-line way for a custom RTS flavour, so the
+# libraries keep their base way's names (libHSrts_thr.a, libHSrts.a) in a
+# directory of their own, which a program selects with -L at link time:
+#   ghc -threaded -L$OVERLAY/lib/ghc/rts-asan -optl-fsanitize=address,undefined
+way_hc_thr_asan := $(way_hc_thr)
+way_hc_asan     := $(way_hc_v)
+SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all
+asan_base = $(if $(filter asan,$(1)),v,$(patsubst %_asan,%,$(1)))
+is_asan   = $(filter asan %_asan,$(1))
+
 # $(call way_opt_hc,WAY) / $(call way_opt_cc,WAY)
 way_opt_hc = $(way_hc_$(1)) $(if $(findstring debug,$(1)),-O0,-O2)
-way_opt_cc = $(if $(findstring debug,$(1)),-fno-omit-frame-pointer -O0 -g3,-O2 -fomit-frame-pointer -g) \
+way_opt_cc = $(if $(call is_asan,$(1)),-fno-omit-frame-pointer -O1 -g $(SANITIZE),\
+               $(if $(findstring debug,$(1)),-fno-omit-frame-pointer -O0 -g3,-O2 -fomit-frame-pointer -g)) \
              $(if $(findstring dyn,$(1)),-DDYNAMIC) -DRtsWay=\"rts_$(1)\"
 
 # per-file options, as rts/ghc.mk
@@ -73,18 +93,23 @@ file_cc_sm/Evac     := -funroll-loops
 file_cc_sm/Evac_thr := -funroll-loops
 file_cc_StgCRun     := -w
 
-# the objects of one way: $(call objs,WAY)
+# the objects of one way: $(call objs,WAY); a sanitizer way takes all but
+# its C objects from its base way
+nonc_way = $(if $(call is_asan,$(1)),$(call asan_base,$(1)),$(1))
 objs = $(patsubst %.c,$(OUT)/$(1)/%.o,$(C_SRCS)) \
-       $(patsubst %.cmm,$(OUT)/$(1)/%.o,$(CMM_SRCS)) \
-       $(OUT)/$(1)/AutoApply.o \
-       $(patsubst %.S,$(OUT)/$(1)/%.o,$(S_SRCS))
+       $(patsubst %.cmm,$(OUT)/$(call nonc_way,$(1))/%.o,$(CMM_SRCS)) \
+       $(OUT)/$(call nonc_way,$(1))/AutoApply.o \
+       $(patsubst %.S,$(OUT)/$(call nonc_way,$(1))/%.o,$(S_SRCS))
 
-# library name of a way: libHSrts_thr.a, libHSrts_thr-ghc9.0.2.so, ...
+# library name of a way: libHSrts_thr.a, libHSrts_thr-ghc9.0.2.so, ...;
+# a sanitizer way's is its base way's, in ASAN_LIB
 way_base = $(patsubst %_dyn,%,$(patsubst dyn,v,$(1)))
 way_tag  = $(if $(filter v,$(call way_base,$(1))),,_$(call way_base,$(1)))
-lib_of   = $(LIB)/libHSrts$(call way_tag,$(1))$(if $(findstring dyn,$(1)),-ghc$(GHC_VERSION).so,.a)
+lib_of   = $(if $(call is_asan,$(1)),$(ASAN_LIB)/libHSrts$(call way_tag,$(call asan_base,$(1))).a,\
+             $(LIB)/libHSrts$(call way_tag,$(1))$(if $(findstring dyn,$(1)),-ghc$(GHC_VERSION).so,.a))
 
-LIBS := $(foreach w,$(WAYS),$(call lib_of,$(w)))
+ALL_WAYS := $(WAYS) $(ASAN_WAYS)
+LIBS := $(foreach w,$(ALL_WAYS),$(call lib_of,$(w)))
 
 all: $(LIBS)
 
@@ -98,6 +123,11 @@ $(GEN)/AutoApply.cmm: $(GEN)/genapply
 	$(GEN)/genapply >$@.tmp && mv $@.tmp $@
 
 # ---------------------------------------------------------------- per way
+# GHC preprocesses Cmm with a temporary header (/tmp/ghcNNN_0/ghc_2.h) that
+# it deletes afterwards; left in the .d file, that missing prerequisite
+# would rebuild every Cmm object of every way on each make.
+fix_cmm_deps = sed -i -e '\|^/tmp/ghc[^ ]*:$$$$|d' -e 's| /tmp/ghc[^ ]*||g' $(1)
+
 define way_rules
 $(OUT)/$(1)/%.o: $(TREE)/rts/%.c
 	@mkdir -p $$(@D)
@@ -108,11 +138,13 @@ $(OUT)/$(1)/%.o: $(TREE)/rts/%.cmm
 	@mkdir -p $$(@D)
 	$(HC) -c $$< -o $$@ $(HC_OPTS) $(call way_opt_hc,$(1)) \
 	  $$(addprefix -optc,-MMD -MP -MF $$(@:.o=.d) -MT $$@)
+	$(call fix_cmm_deps,$$(@:.o=.d))
 
 $(OUT)/$(1)/AutoApply.o: $(GEN)/AutoApply.cmm
 	@mkdir -p $$(@D)
 	$(HC) -c $$< -o $$@ $(HC_OPTS) $(call way_opt_hc,$(1)) \
 	  $$(addprefix -optc,-MMD -MP -MF $$(@:.o=.d) -MT $$@)
+	$(call fix_cmm_deps,$$(@:.o=.d))
 
 $(OUT)/$(1)/%.o: $(TREE)/rts/%.S
 	@mkdir -p $$(@D)
@@ -120,7 +152,7 @@ $(OUT)/$(1)/%.o: $(TREE)/rts/%.S
 
 -include $$(wildcard $(OUT)/$(1)/*.d $(OUT)/$(1)/*/*.d $(OUT)/$(1)/*/*/*.d)
 endef
-$(foreach w,$(WAYS),$(eval $(call way_rules,$(w))))
+$(foreach w,$(ALL_WAYS),$(eval $(call way_rules,$(w))))
 
 # static: an archive; dynamic: a shared library linked as rts/ghc.mk does,
 # against the rts package's extra-libraries (plus libdw/libelf for
@@ -140,6 +172,6 @@ else
 	ar qc $$@ $$^ && ranlib $$@
 endif
 endef
-$(foreach w,$(WAYS),$(eval $(call lib_rules,$(w))))
+$(foreach w,$(ALL_WAYS),$(eval $(call lib_rules,$(w))))
 
 .PHONY: all

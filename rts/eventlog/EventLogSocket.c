@@ -38,6 +38,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
+
 #if defined(TRACING)
 
 /* Note [Eventlog socket: design]
@@ -109,8 +113,59 @@ typedef struct Chunk_ {
  * of such freed blocks resident, which would break the promise that a
  * client costs at most its buffer bound. Large chunks are therefore mapped
  * and unmapped directly: what a queue no longer holds goes back to the OS.
+ *
+ * In the RTS's sanitizer ways (docs/toolchain.md) AddressSanitizer knows
+ * nothing of these mappings: a write past a mapped chunk's end lands in the
+ * rest of its last page unnoticed. chunk_map therefore maps at least
+ * CHUNK_REDZONE bytes more than asked and poisons everything past the
+ * chunk's end, so an overflow is reported as one into a malloc'd block
+ * would be; chunk_unmap unpoisons before unmapping, or a later mapping at
+ * the same address would inherit the poison. A use after unmap faults
+ * (ASan reports the SEGV).
  */
 #define CHUNK_MMAP_MIN ((size_t)64 << 10)
+#if defined(__SANITIZE_ADDRESS__)
+#define CHUNK_REDZONE 64
+#else
+#define CHUNK_REDZONE 0
+#endif
+
+/* The exact size of a chunk of len data bytes: data[] starts before the
+ * structure's trailing padding, so sizeof(Chunk) + len would leave up to 7
+ * bytes of slack past the data where an overflow goes unnoticed. */
+static size_t
+chunk_size(size_t len)
+{
+    return offsetof(Chunk, data) + len;
+}
+
+static size_t
+chunk_map_len(size_t size)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return (size + CHUNK_REDZONE + page - 1) / page * page;
+}
+
+static void *
+chunk_map(size_t size)
+{
+    void *p = mmap(NULL, chunk_map_len(size), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+#if defined(__SANITIZE_ADDRESS__)
+    ASAN_POISON_MEMORY_REGION((uint8_t *)p + size, chunk_map_len(size) - size);
+#endif
+    return p;
+}
+
+static void
+chunk_unmap(void *p, size_t size)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    ASAN_UNPOISON_MEMORY_REGION(p, chunk_map_len(size));
+#endif
+    munmap(p, chunk_map_len(size));
+}
 
 typedef struct {
     Chunk **items;
@@ -311,13 +366,11 @@ static Chunk *
 chunk_new(size_t len)
 {
     Chunk *c;
-    bool mapped = sizeof(Chunk) + len >= CHUNK_MMAP_MIN;
+    bool mapped = chunk_size(len) >= CHUNK_MMAP_MIN;
     if (mapped) {
-        void *p = mmap(NULL, sizeof(Chunk) + len, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        c = (p == MAP_FAILED) ? NULL : p;
+        c = chunk_map(chunk_size(len));
     } else {
-        c = malloc(sizeof(Chunk) + len);
+        c = malloc(chunk_size(len));
     }
     if (c == NULL) return NULL;
     c->mapped = mapped;
@@ -331,7 +384,7 @@ static void
 chunk_unref(Chunk *c)
 {
     if (c != NULL && --c->refs == 0) {
-        if (c->mapped) munmap(c, sizeof(Chunk) + c->len);
+        if (c->mapped) chunk_unmap(c, chunk_size(c->len));
         else free(c);
     }
 }

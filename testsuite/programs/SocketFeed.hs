@@ -3,13 +3,16 @@
 -- capability's 2 MB buffer fills and reaches the writer often) with
 -- allocation that heap profiling samples, then prints a checksum that does
 -- not depend on timing.
---   SocketFeed [SECONDS] [EVENTS_PER_BURST]
+--   SocketFeed [SECONDS] [EVENTS_PER_BURST] [UNTIL_FILE]
+-- With UNTIL_FILE it runs on after SECONDS until that file exists (at most
+-- 60 s more), so that a test can hold it alive by protocol.
 module Main (main) where
 
 import Control.Monad (forM_)
 import Data.IORef
 import Data.Time.Clock (getCurrentTime, diffUTCTime)
 import Debug.Trace (traceEventIO, traceMarkerIO)
+import System.Directory (doesFileExist)
 import System.Environment (getArgs)
 import qualified Data.Map.Strict as M
 
@@ -18,12 +21,18 @@ main = do
   args <- getArgs
   let secs  = case args of (a:_) -> read a; _ -> 3 :: Double
       burst = case args of (_:b:_) -> read b; _ -> 20000 :: Int
+      untilFile = case args of (_:_:f:_) -> Just f; _ -> Nothing
+      finished t = case untilFile of
+        _ | t >= secs + 60 -> return True
+        Just f | t >= secs -> doesFileExist f
+        _ -> return (t >= secs)
   start <- getCurrentTime
   acc <- newIORef M.empty
   let loop :: Int -> IO Int
       loop r = do
         now <- getCurrentTime
-        if realToFrac (diffUTCTime now start) >= secs
+        done <- finished (realToFrac (diffUTCTime now start))
+        if done
           then return r
           else do
             traceMarkerIO ("burst " ++ show r)

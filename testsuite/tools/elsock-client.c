@@ -7,8 +7,14 @@
  *   --retry SECS     keep trying to connect for SECS (default 10)
  *   --delay SECS     wait SECS before connecting
  *   --stall SECS     after connecting, do not read for SECS
+ *   --stall-until FILE:BYTES
+ *                    after connecting, do not read until FILE holds BYTES
+ *                    more than it did at connection (at most 30 s)
  *   --control N      send control command N (repeatable, in order)
  *   --control-gap S  seconds between control commands (default 0.2)
+ *   --sent-file FILE create FILE one control gap after the last command was
+ *                    sent (so a program waiting for FILE outlives the last
+ *                    command by at least that long)
  *   --garbage        send malformed control bytes before the commands
  *   --foreign        send a command of another namespace first
  *   --max-bytes N    disconnect after receiving N bytes
@@ -97,7 +103,9 @@ static void send_command(int fd, const char *ns, int cmd)
 
 int main(int argc, char **argv)
 {
-    const char *out = NULL, *addr = NULL, *stat_path = NULL;
+    const char *out = NULL, *addr = NULL, *stat_path = NULL, *sent_file = NULL;
+    char *stall_file = NULL;
+    long long stall_bytes = 0;
     double retry = 10, delay = 0, stall = 0, gap = 0.2, seconds = -1;
     int controls[32], ncontrols = 0, garbage = 0, foreign = 0, cycles = 0;
     long long max_bytes = -1;
@@ -115,6 +123,14 @@ int main(int argc, char **argv)
         else if (ARG("--seconds")) seconds = atof(v);
         else if (ARG("--cycles")) cycles = atoi(v);
         else if (ARG("--stat")) stat_path = v;
+        else if (ARG("--sent-file")) sent_file = v;
+        else if (ARG("--stall-until")) {
+            stall_file = strdup(v);
+            char *colon = strrchr(stall_file, ':');
+            if (!colon) { fprintf(stderr, "elsock-client: --stall-until FILE:BYTES\n"); return 2; }
+            *colon = '\0';
+            stall_bytes = atoll(colon + 1);
+        }
         else if (strcmp(a, "--garbage") == 0) garbage = 1;
         else if (strcmp(a, "--foreign") == 0) foreign = 1;
         else if (a[0] != '-' && !addr) addr = a;
@@ -157,6 +173,16 @@ int main(int argc, char **argv)
     }
     if (foreign) send_command(fd, "my-app", 1);
     sleep_s(stall);
+    if (stall_file) {
+        struct stat st;
+        long long base = stat(stall_file, &st) == 0 ? (long long)st.st_size : 0;
+        double until = now() + 30;
+        while (now() < until) {
+            if (stat(stall_file, &st) == 0 && (long long)st.st_size >= base + stall_bytes) break;
+            sleep_s(0.02);
+        }
+        free(stall_file);
+    }
     /* commands go out on schedule from inside the read loop, so that the
      * client keeps reading while it sends them */
     int sent_controls = 0;
@@ -171,6 +197,11 @@ int main(int argc, char **argv)
         if (sent_controls < ncontrols && now() >= next_control) {
             send_command(fd, "eventlog-socket", controls[sent_controls++]);
             next_control = now() + gap;
+        }
+        if (sent_file && sent_controls == ncontrols && now() >= next_control) {
+            FILE *sf = fopen(sent_file, "w");
+            if (sf) fclose(sf);
+            sent_file = NULL;
         }
         if (stop_at > 0 && now() > stop_at) break;
         ssize_t r = recv(fd, buf, sizeof buf, 0);
