@@ -78,9 +78,11 @@ static int buf_le(dbg_buf *b, uint64_t x, int n)
     return dbg_buf_put(b, t, (size_t)n);
 }
 
-/* The snapshot checksum: FNV-1a (64-bit) over the data taken as
- * little-endian 64-bit words, the last one zero-padded, then the length.
- * Word-wise so that a gigabyte is checked in a fraction of a second. */
+/* The snapshot checksum: over the data taken as little-endian 64-bit words
+ * (the last one zero-padded), h = (h ^ w) * FNV_PRIME, h ^= h >> 32 per
+ * word from FNV's offset basis, then h ^= length and murmur3's 64-bit
+ * finaliser. Word-wise so that a gigabyte is checked in a fraction of a
+ * second; the shift carries every bit of a word into the low half. */
 typedef struct snap_sum {
     uint64_t h, len;
     unsigned char tail[8];
@@ -89,6 +91,12 @@ typedef struct snap_sum {
 
 #define FNV_OFFSET 0xcbf29ce484222325ULL
 #define FNV_PRIME 0x100000001b3ULL
+
+static uint64_t mixw(uint64_t h, uint64_t w)
+{
+    h = (h ^ w) * FNV_PRIME;
+    return h ^ (h >> 32);
+}
 
 static void sum_init(snap_sum *c)
 {
@@ -103,7 +111,7 @@ static void sum_add(snap_sum *c, const unsigned char *p, size_t n)
         c->tail[c->ntail++] = *p++;
         n--;
         if (c->ntail == 8) {
-            c->h = (c->h ^ le_get(c->tail, 8)) * FNV_PRIME;
+            c->h = mixw(c->h, le_get(c->tail, 8));
             c->ntail = 0;
         }
     }
@@ -113,7 +121,7 @@ static void sum_add(snap_sum *c, const unsigned char *p, size_t n)
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
         w = __builtin_bswap64(w);
 #endif
-        c->h = (c->h ^ w) * FNV_PRIME;
+        c->h = mixw(c->h, w);
     }
     if (n) { /* here ntail is 0 */
         memcpy(c->tail, p, n);
@@ -125,10 +133,16 @@ static uint64_t sum_end(snap_sum *c)
 {
     if (c->ntail) {
         memset(c->tail + c->ntail, 0, 8 - c->ntail);
-        c->h = (c->h ^ le_get(c->tail, 8)) * FNV_PRIME;
+        c->h = mixw(c->h, le_get(c->tail, 8));
         c->ntail = 0;
     }
-    return (c->h ^ c->len) * FNV_PRIME;
+    uint64_t h = c->h ^ c->len;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
 }
 
 static uint64_t sum_of(const unsigned char *p, size_t n)
@@ -621,6 +635,50 @@ done:
     else if (file_bytes)
         *file_bytes = w.pos;
     return r;
+}
+
+int dbg_snap_pack(dbg_buf *out, const uint32_t *ids, const dbg_buf *raws,
+                  int n)
+{
+    if (n < 0 || n > MAX_SECTIONS)
+        return -1;
+    dbg_snap s;
+    dbg_snap_init(&s);
+    unsigned char head[TABLE_END];
+    memset(head, 0, sizeof(head));
+    out->len = 0;
+    if (dbg_buf_put(out, head, TABLE_END) != 0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        size_t bound = ZSTD_compressBound(raws[i].len);
+        unsigned char *z = malloc(bound);
+        if (!z)
+            return -1;
+        size_t zn = ZSTD_compress(z, bound, raws[i].p ? raws[i].p
+                                                      : (const unsigned char *)"",
+                                  raws[i].len, 1);
+        if (ZSTD_isError(zn)) {
+            free(z);
+            return -1;
+        }
+        unsigned char *e = head + HDR_SIZE + SECT_ENTRY * i;
+        le_put(e, ids[i], 4);
+        le_put(e + 8, out->len, 8);
+        le_put(e + 16, zn, 8);
+        le_put(e + 24, raws[i].len, 8);
+        le_put(e + 32, sum_of(raws[i].p ? raws[i].p : (const unsigned char *)"",
+                              raws[i].len), 8);
+        int r = dbg_buf_put(out, z, zn);
+        free(z);
+        if (r != 0)
+            return -1;
+    }
+    unsigned char h0[HDR_SIZE];
+    make_header(&s, n, h0);
+    memcpy(head, h0, HDR_SIZE);
+    le_put(head + 20, sum_of(head, TABLE_END) & 0xffffffffu, 4);
+    memcpy(out->p, head, TABLE_END);
+    return 0;
 }
 
 /* ---- loading ---------------------------------------------------------- */

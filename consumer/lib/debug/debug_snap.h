@@ -85,6 +85,13 @@ int dbg_snap_finish(dbg_snap *s);
 int dbg_snap_write(dbg_snap *s, const char *path, int level,
                    uint64_t *file_bytes);
 
+/* Assemble a snapshot file in out from n raw (uncompressed) sections:
+ * ids[i] and raws[i] (section ids and record formats in docs/debug.md).
+ * For tests and the fuzzer, which make records the writer would not.
+ * Returns 0 or -1. */
+int dbg_snap_pack(dbg_buf *out, const uint32_t *ids, const dbg_buf *raws,
+                  int n);
+
 /* Does this buffer start with the snapshot magic? */
 int dbg_snap_is_snapshot(const unsigned char *p, size_t len);
 /* Does the file at path start with the snapshot magic? */
