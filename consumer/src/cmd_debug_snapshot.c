@@ -82,17 +82,21 @@ int debug_snapshot_run(const char *target, const char *out, int gc,
         }
     }
     dbg_snap_finish(&snap);
-    uint64_t bytes = 0, live = dbg_snap_live_bytes(&snap);
+    uint64_t bytes = 0, live = dbg_snap_live_bytes(&snap), inblocks = 0;
+    for (size_t i = 0; i < snap.nblocks; i++)
+        inblocks += snap.blocks[i].size;
     if (dbg_snap_write(&snap, out, 3, &bytes) != 0) {
         r = debug_fail("%s", snap.err);
         goto done;
     }
+    char blk[64] = "no block list";
+    if (blocks)
+        snprintf(blk, sizeof(blk), "heap blocks %" PRIu64 " bytes", inblocks);
     printf("snapshot %s: %zu closures, %" PRIu64 " bytes of heap, %zu info "
-           "tables, %zu roots%s; file %" PRIu64 " bytes (%.3f of the heap); "
-           "paused %.3f s\n",
-           out, snap.nclo, live, snap.ninfos, snap.nroots,
-           blocks ? "" : ", no block list", bytes,
-           live ? (double)bytes / (double)live : 0.0, paused);
+           "tables, %zu roots; file %" PRIu64 " bytes (%.3f of the heap); "
+           "%s; paused %.3f s\n",
+           out, snap.nclo, live, snap.ninfos, snap.nroots, bytes,
+           live ? (double)bytes / (double)live : 0.0, blk, paused);
     if (h->unreadable)
         fprintf(stderr, "rtscope debug: warning: %zu closures or frames could "
                         "not be read; the snapshot has what could\n",

@@ -211,12 +211,18 @@ static int fetch_infos(dbg_heap *h, const uint64_t *ptrs, size_t n)
         h->infos = ni;
         h->capinfos = nc;
     }
+    if (nw == 0 || !h->infos) {
+        free(want);
+        if (nw)
+            heap_err(h, "out of memory");
+        return nw ? -1 : 0;
+    }
     dbg_info *fresh = h->infos + h->ninfos;
     for (size_t i = 0; i < nw; i++) {
         memset(&fresh[i], 0, sizeof(fresh[i]));
         fresh[i].ptr = want[i];
     }
-    int r = nw ? h->ops->infos(h->src, want, nw, fresh) : 0;
+    int r = h->ops->infos(h->src, want, nw, fresh);
     free(want);
     if (r != 0)
         return src_fail(h);

@@ -19,8 +19,8 @@
 
 #define HDR_SIZE 64
 #define MAX_SECTIONS 16
-#define SECT_ENTRY 40
-#define TABLE_END (HDR_SIZE + MAX_SECTIONS * SECT_ENTRY)
+#define SECT_ENTRY ((size_t)40)
+#define TABLE_END ((size_t)HDR_SIZE + MAX_SECTIONS * SECT_ENTRY)
 #define WORD 8
 
 enum snap_section {
@@ -427,7 +427,7 @@ static int w_end(snap_writer *w, dbg_snap *s)
 {
     if (w_feed(w, s, "", 0, ZSTD_e_end) != 0)
         return -1;
-    unsigned char *e = w->table + SECT_ENTRY * w->nsect++;
+    unsigned char *e = w->table + SECT_ENTRY * (size_t)w->nsect++;
     le_put(e, w->id, 4);
     le_put(e + 4, 0, 4);
     le_put(e + 8, w->start, 8);
@@ -563,7 +563,7 @@ done:
 static void make_header(const dbg_snap *s, int nsect, unsigned char *h)
 {
     memset(h, 0, HDR_SIZE);
-    memcpy(h, DBG_SNAP_MAGIC, DBG_SNAP_MAGIC_LEN);
+    memcpy(h, DBG_SNAP_MAGIC, DBG_SNAP_MAGIC_LEN); /* NOLINT(bugprone-not-null-terminated-result): 8 bytes, no NUL in the file */
     le_put(h + 8, DBG_SNAP_VERSION, 4);
     le_put(h + 12, s->ghc_version, 4);
     h[16] = WORD;
@@ -661,7 +661,7 @@ int dbg_snap_pack(dbg_buf *out, const uint32_t *ids, const dbg_buf *raws,
             free(z);
             return -1;
         }
-        unsigned char *e = head + HDR_SIZE + SECT_ENTRY * i;
+        unsigned char *e = head + HDR_SIZE + SECT_ENTRY * (size_t)i;
         le_put(e, ids[i], 4);
         le_put(e + 8, out->len, 8);
         le_put(e + 16, zn, 8);
@@ -780,7 +780,7 @@ static int load_header(dbg_snap *s, const unsigned char *p, size_t len,
     }
     if (len < TABLE_END) {
         snap_err(s, "offset %zu: truncated snapshot (the header and section "
-                    "table need %d bytes)", len, TABLE_END);
+                    "table need %zu bytes)", len, TABLE_END);
         return -1;
     }
     unsigned char head[TABLE_END];
