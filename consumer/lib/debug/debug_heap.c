@@ -529,10 +529,69 @@ typedef struct qent {
     uint64_t addr, parent;
 } qent;
 
+/* The closures the walk has met: a bitmap of 8-byte words per 1 MiB of
+ * address space, found through a map of those pages. A BFS meets nearby
+ * addresses together, so this touches far less memory than a hash set of
+ * every address (which made the walk wait on cache misses). */
+#define PAGE_SHIFT 20
+#define PAGE_WORDS ((size_t)1 << (PAGE_SHIFT - 3 - 6)) /* uint64_t per page */
+
+typedef struct addrset {
+    dbg_u64map pages; /* (addr >> PAGE_SHIFT) + 1 -> index + 1 */
+    uint64_t **bits;
+    size_t n, cap;
+    uint64_t last_key;
+    uint64_t *last;
+} addrset;
+
+/* 1 if a was not in the set (and is now), 0 if it was, -1 out of memory. */
+static int addrset_add(addrset *s, uint64_t a)
+{
+    uint64_t key = (a >> PAGE_SHIFT) + 1, v;
+    uint64_t *b = s->last;
+    if (key != s->last_key || !b) {
+        if (dbg_u64map_get(&s->pages, key, &v)) {
+            b = s->bits[v - 1];
+        } else {
+            if (s->n == s->cap) {
+                size_t nc = s->cap ? s->cap * 2 : 64;
+                uint64_t **nb = realloc(s->bits, nc * sizeof(*nb));
+                if (!nb)
+                    return -1;
+                s->bits = nb;
+                s->cap = nc;
+            }
+            b = calloc(PAGE_WORDS, sizeof(*b));
+            if (!b)
+                return -1;
+            s->bits[s->n++] = b;
+            if (dbg_u64map_put(&s->pages, key, s->n) != 0)
+                return -1;
+        }
+        s->last_key = key;
+        s->last = b;
+    }
+    uint64_t w = (a & (((uint64_t)1 << PAGE_SHIFT) - 1)) >> 3;
+    uint64_t bit = (uint64_t)1 << (w & 63);
+    if (b[w >> 6] & bit)
+        return 0;
+    b[w >> 6] |= bit;
+    return 1;
+}
+
+static void addrset_free(addrset *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->bits[i]);
+    free(s->bits);
+    dbg_u64map_free(&s->pages);
+    memset(s, 0, sizeof(*s));
+}
+
 int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
                   dbg_visit_fn fn, void *ctx)
 {
-    dbg_u64map seen = {0};
+    addrset seen = {0};
     qent *q = NULL;
     size_t qn = 0, qcap = 0, qhead = 0;
     dbg_buf out = {0};
@@ -549,9 +608,10 @@ int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
 #define ENQUEUE(a, par)                                                       \
     do {                                                                      \
         uint64_t a_ = UNTAG(a);                                               \
-        if (a_ && !dbg_u64map_get(&seen, a_, NULL)) {                         \
-            if (dbg_u64map_put(&seen, a_, 1) != 0)                            \
-                goto done;                                                    \
+        int new_ = a_ ? addrset_add(&seen, a_) : 0;                           \
+        if (new_ < 0)                                                         \
+            goto done;                                                        \
+        if (new_) {                                                           \
             if (qn == qcap) {                                                 \
                 size_t nc_ = qcap ? qcap * 2 : 4096;                          \
                 qent *nq_ = realloc(q, nc_ * sizeof(*nq_));                   \
@@ -643,7 +703,7 @@ int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
     h->err[0] = '\0';
 #undef ENQUEUE
 done:
-    dbg_u64map_free(&seen);
+    addrset_free(&seen);
     free(q);
     free(ptrs.v);
     free(infos);
