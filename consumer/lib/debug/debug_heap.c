@@ -550,7 +550,7 @@ static int addrset_add(addrset *s, uint64_t a)
     uint64_t key = (a >> PAGE_SHIFT) + 1, v;
     uint64_t *b = s->last;
     if (key != s->last_key || !b) {
-        if (dbg_u64map_get(&s->pages, key, &v)) {
+        if (dbg_u64map_get(&s->pages, key, &v) && s->bits && v - 1 < s->n) {
             b = s->bits[v - 1];
         } else {
             if (s->n == s->cap) {
