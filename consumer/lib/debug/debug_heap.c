@@ -553,7 +553,7 @@ static int addrset_add(addrset *s, uint64_t a)
         if (dbg_u64map_get(&s->pages, key, &v) && s->bits && v - 1 < s->n) {
             b = s->bits[v - 1];
         } else {
-            if (s->n == s->cap) {
+            if (s->n == s->cap || !s->bits) {
                 size_t nc = s->cap ? s->cap * 2 : 64;
                 uint64_t **nb = realloc(s->bits, nc * sizeof(*nb));
                 if (!nb)
