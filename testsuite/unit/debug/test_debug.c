@@ -207,6 +207,8 @@ START_TEST(type_names)
 }
 END_TEST
 
+TCase *snap_tcase(void); /* test_snap.c */
+
 int main(void)
 {
     Suite *s = suite_create("debug");
@@ -220,6 +222,7 @@ int main(void)
     tcase_add_test(tc, u64map);
     tcase_add_test(tc, type_names);
     suite_add_tcase(s, tc);
+    suite_add_tcase(s, snap_tcase());
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
