@@ -1,9 +1,10 @@
 /* rtscope debug: a heap-debugger client of the debug stub inside the RTS
  * (docs/debug.md). The protocol and the closure decoding live in
  * lib/debug; this file is the command line: list, pause, resume, census,
- * retainers. */
+ * retainers; blocks, dups and gml live in cmd_debug_*.c (cmd_debug.h). */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "cmd_debug.h"
 #include "debug_client.h"
 #include "debug_heap.h"
 
@@ -25,6 +26,9 @@ static const char debug_usage[] =
     "       rtscope debug thunks TARGET [--no-gc]\n"
     "       rtscope debug retainers TARGET (--constructor NAME | --info ADDR |\n"
     "                                       --address ADDR) [--limit K] [--no-gc]\n"
+    "       rtscope debug blocks TARGET [--sample N] [--no-gc]\n"
+    "       rtscope debug dups TARGET [--limit N] [--no-gc]\n"
+    "       rtscope debug gml TARGET -o FILE [--no-gc]\n"
     "\n"
     "Talk to the debug stub of a running program (started with\n"
     "+RTS --debug-stub, GHC_DEBUG_SOCKET or rts_debugStubStart; see\n"
@@ -59,21 +63,22 @@ static const char debug_usage[] =
     "    --info ADDR        closures with this info table (hex), or\n"
     "    --address ADDR     the closure at this address (hex)\n"
     "    --limit K          at most K paths (default 1)\n"
-    "  --no-gc     census/thunks/retainers: pause at once, without a major GC first\n"
+DEBUG_BLOCKS_HELP DEBUG_DUPS_HELP DEBUG_GML_HELP
+    "  --no-gc     pause at once, without a major GC first\n"
     "\n"
-    "A program that census or retainers paused is resumed when rtscope\n"
+    "A program that a command paused is resumed when rtscope\n"
     "ends, however it ends; one that was paused already stays paused.\n"
     "exit status: 0 ok, 1 no debuggee or an error reply, 2 usage\n";
 
 extern const cli_command cli_cmd_debug;
 
-static int debug_fail(const char *msg)
+int debug_fail(const char *msg)
 {
     fprintf(stderr, "rtscope debug: %s\n", msg);
     return CLI_EXIT_DATA;
 }
 
-static int debug_open(const char *target, dbg_conn *c)
+int debug_open(const char *target, dbg_conn *c)
 {
     char path[4096], err[512];
     if (dbg_target_resolve(target, path, sizeof(path), err, sizeof(err)) != 0)
@@ -158,7 +163,7 @@ static int debug_pause_cmd(const char *target, int pause)
 }
 
 /* Pause for an inspection; *resume_after = 1 if we paused it. */
-static int debug_begin(dbg_conn *c, int gc, int *resume_after,
+int debug_begin(dbg_conn *c, int gc, int *resume_after,
                        uint64_t **roots, size_t *nroots)
 {
     int already = 0;
@@ -192,14 +197,14 @@ static int debug_begin(dbg_conn *c, int gc, int *resume_after,
 
 /* Let the program go as soon as the heap is read: what follows (constructor
  * names, source locations) is static data the stub reads unpaused. */
-static void debug_release(dbg_conn *c, int *resume_after)
+void debug_release(dbg_conn *c, int *resume_after)
 {
     if (*resume_after && c->fd >= 0)
         dbg_resume(c, NULL);
     *resume_after = 0;
 }
 
-static void debug_end(dbg_conn *c, int resume_after)
+void debug_end(dbg_conn *c, int resume_after)
 {
     if (resume_after && c->fd >= 0)
         dbg_resume(c, NULL);
@@ -207,11 +212,6 @@ static void debug_end(dbg_conn *c, int resume_after)
 }
 
 /* Progress of a long walk, on a terminal only: one line rewritten. */
-typedef struct debug_progress {
-    size_t shown;
-    int active;
-} debug_progress;
-
 static void debug_progress_cb(void *ctx, size_t visited, size_t queued)
 {
     debug_progress *p = ctx;
@@ -224,7 +224,7 @@ static void debug_progress_cb(void *ctx, size_t visited, size_t queued)
     fflush(stderr);
 }
 
-static void debug_progress_start(dbg_heap *h, debug_progress *p)
+void debug_progress_start(dbg_heap *h, debug_progress *p)
 {
     memset(p, 0, sizeof(*p));
     if (isatty(STDERR_FILENO)) {
@@ -233,7 +233,7 @@ static void debug_progress_start(dbg_heap *h, debug_progress *p)
     }
 }
 
-static void debug_progress_end(const debug_progress *p)
+void debug_progress_end(const debug_progress *p)
 {
     if (p->active)
         fprintf(stderr, "\r\033[K");
@@ -469,7 +469,7 @@ static int ret_visit(void *ctx, const dbg_closure *c, uint64_t parent)
     return 0;
 }
 
-static void ret_print_closure(dbg_heap *h, uint64_t addr, uint64_t infoptr,
+void debug_print_closure(dbg_heap *h, uint64_t addr, uint64_t infoptr,
                               int root)
 {
     dbg_info *in = dbg_heap_info(h, infoptr);
@@ -496,7 +496,7 @@ static void ret_print_closure(dbg_heap *h, uint64_t addr, uint64_t infoptr,
 
 /* The path from a root to `addr`, target first, into *path (realloc'd).
  * Returns its length, 0 when out of memory. */
-static size_t ret_path(const dbg_u64map *parent, uint64_t addr,
+size_t debug_retainer_path(const dbg_u64map *parent, uint64_t addr,
                        uint64_t **path)
 {
     size_t n = 0, cap = 0;
@@ -558,7 +558,7 @@ static int debug_retainers(const char *target, const char *name,
         goto done;
     }
     for (size_t k = 0; k < s.nfound; k++) {
-        size_t n = ret_path(&s.parent, s.found[k], &path);
+        size_t n = debug_retainer_path(&s.parent, s.found[k], &path);
         if (n == 0) {
             r = debug_fail("out of memory");
             goto done;
@@ -567,7 +567,7 @@ static int debug_retainers(const char *target, const char *name,
         for (size_t i = n; i-- > 0;) {
             uint64_t iptr = 0;
             dbg_u64map_get(&s.info, path[i], &iptr);
-            ret_print_closure(&h, path[i], iptr, i == n - 1);
+            debug_print_closure(&h, path[i], iptr, i == n - 1);
         }
     }
 done:
@@ -588,6 +588,12 @@ static int debug_run(int argc, char **argv)
     if (argc < 2)
         return cli_usage_error(&cli_cmd_debug, "missing a debug command");
     const char *sub = argv[1];
+    if (strcmp(sub, "blocks") == 0)
+        return debug_blocks_run(argc - 1, argv + 1);
+    if (strcmp(sub, "dups") == 0)
+        return debug_dups_run(argc - 1, argv + 1);
+    if (strcmp(sub, "gml") == 0)
+        return debug_gml_run(argc - 1, argv + 1);
     static const struct option longopts[] = {
         {"by", required_argument, NULL, 'b'},
         {"constructor", required_argument, NULL, 'c'},

@@ -633,7 +633,7 @@ int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
                 goto done;
             in = info_lookup(h, iptr); /* decode may grow the cache */
             dbg_closure c = {.addr = batch[i].addr, .info = in, .size = sz,
-                             .ptrs = ptrs.v, .nptrs = ptrs.n};
+                             .ptrs = ptrs.v, .nptrs = ptrs.n, .mem = mem};
             if (fn(ctx, &c, batch[i].parent)) {
                 stop = 1;
                 break;

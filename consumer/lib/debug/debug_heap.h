@@ -98,6 +98,7 @@ typedef struct dbg_closure {
     uint32_t size;      /* bytes */
     const uint64_t *ptrs; /* untagged pointer fields, in order */
     size_t nptrs;
+    const unsigned char *mem; /* the closure's `size` bytes as read */
 } dbg_closure;
 
 /* Called once per reachable closure in breadth-first order; parent is the

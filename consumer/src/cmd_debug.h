@@ -1,0 +1,72 @@
+/* cmd_debug.h: what the `rtscope debug` subcommands share. cmd_debug.c
+ * holds the dispatch and list/pause/resume/census/thunks/retainers; the
+ * heavier analyses (blocks, dups, gml) have a file each and use the
+ * session helpers below: open a TARGET, pause and read the roots, walk,
+ * let the program go, and print retainer paths. */
+#ifndef RTSCOPE_CMD_DEBUG_H
+#define RTSCOPE_CMD_DEBUG_H
+
+#include "debug_client.h"
+#include "debug_heap.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "rtscope debug: MSG" on stderr; returns CLI_EXIT_DATA. */
+int debug_fail(const char *msg);
+/* Resolve TARGET, connect and check the stub's version; 0 or an exit
+ * code (after reporting). */
+int debug_open(const char *target, dbg_conn *c);
+/* Pause (after a major GC if gc) and read the roots and saved objects;
+ * *resume_after = 1 if this pause is ours to end. 0 or -1 (c->err). */
+int debug_begin(dbg_conn *c, int gc, int *resume_after, uint64_t **roots,
+                size_t *nroots);
+/* Resume now if we paused (static data stays readable). */
+void debug_release(dbg_conn *c, int *resume_after);
+/* Resume if we paused, and close. */
+void debug_end(dbg_conn *c, int resume_after);
+
+typedef struct debug_progress {
+    size_t shown;
+    int active;
+} debug_progress;
+void debug_progress_start(dbg_heap *h, debug_progress *p);
+void debug_progress_end(const debug_progress *p);
+
+/* One line of a retainer path: address, closure type, constructor,
+ * source; "(root)" when root. */
+void debug_print_closure(dbg_heap *h, uint64_t addr, uint64_t infoptr,
+                         int root);
+/* The path from a root to `addr` through the first-reached parents
+ * (addr -> parent, 0 for a root), target first, into *path (realloc'd).
+ * Returns its length, 0 when out of memory. */
+size_t debug_retainer_path(const dbg_u64map *parent, uint64_t addr,
+                           uint64_t **path);
+
+/* The subcommands in their own files; argv[0] is the subcommand. */
+int debug_blocks_run(int argc, char **argv);
+int debug_dups_run(int argc, char **argv);
+int debug_gml_run(int argc, char **argv);
+
+#define DEBUG_BLOCKS_HELP                                                     \
+    "  blocks      pause (after a major GC), read the heap's block list and\n" \
+    "              walk the heap: block groups, blocks, megablocks, pinned\n" \
+    "              blocks, and a histogram of pinned-block utilisation (bytes\n" \
+    "              of reachable objects / block size, 10% buckets); then the\n" \
+    "              objects of the emptiest pinned blocks, each with a\n"   \
+    "              retainer path\n"                                        \
+    "    --sample N         show the objects of the N emptiest pinned blocks\n" \
+    "                       (default 3; 0 for none)\n"
+#define DEBUG_DUPS_HELP                                                       \
+    "  dups        identical immutable closures (same info table, same\n"   \
+    "              payload): constructors, frozen arrays and byte arrays\n" \
+    "              that could be one shared closure, by bytes wasted\n"      \
+    "              ((count - 1) * size), with constructor and source\n"      \
+    "    --limit N          at most N groups (default 20)\n"
+#define DEBUG_GML_HELP                                                        \
+    "  gml         write the type-points-from graph in GML: a node per\n"   \
+    "              constructor or closure type (count, bytes), an edge A -> B\n" \
+    "              with the number of pointers from A closures to B closures\n" \
+    "    -o FILE            the output file (- for standard output)\n"
+
+#endif

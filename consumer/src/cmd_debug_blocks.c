@@ -1,0 +1,362 @@
+/* rtscope debug blocks: block statistics of a paused heap and the
+ * pinned-block utilisation histogram of ghc-debug's fragmentation post.
+ * Pinned objects (byte arrays allocated pinned, e.g. ByteStrings) never
+ * move, so a pinned block stays allocated while any object in it lives:
+ * a few survivors keep many mostly-empty blocks (and their megablocks)
+ * alive. Utilisation is the bytes of reachable objects in a pinned block
+ * group over the group's size; the emptiest groups' objects are shown
+ * with a retainer path each, to find what keeps them. */
+#define _GNU_SOURCE
+#include "cli.h"
+#include "cmd_debug.h"
+#include "debug_blocks.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCKS_BUCKETS 10
+#define BLOCKS_OBJECTS_SHOWN 3 /* objects shown per sampled block */
+
+typedef struct pin_obj {
+    uint64_t addr, info;
+    uint32_t size;
+    uint32_t group; /* index into the pinned groups */
+} pin_obj;
+
+typedef struct pin_group {
+    uint64_t live;  /* bytes of reachable objects */
+    uint64_t nobj;
+} pin_group;
+
+typedef struct blocks_state {
+    const dbg_block *pinned; /* pinned groups, sorted */
+    size_t npinned;
+    pin_group *groups;
+    pin_obj *objs;
+    size_t nobjs, capobjs;
+    dbg_u64map parent, info; /* for retainer paths */
+    uint64_t heap_bytes;
+    int nomem;
+} blocks_state;
+
+static int blocks_visit(void *ctx, const dbg_closure *c, uint64_t parent)
+{
+    blocks_state *s = ctx;
+    if (dbg_u64map_put(&s->parent, c->addr, parent) != 0 ||
+        dbg_u64map_put(&s->info, c->addr, c->info->ptr) != 0)
+        return s->nomem = 1;
+    s->heap_bytes += c->size;
+    long g = dbg_blocks_find(s->pinned, s->npinned, c->addr);
+    if (g < 0)
+        return 0;
+    s->groups[g].live += c->size;
+    s->groups[g].nobj++;
+    if (s->nobjs == s->capobjs) {
+        size_t nc = s->capobjs ? s->capobjs * 2 : 1024;
+        pin_obj *no = realloc(s->objs, nc * sizeof(*no));
+        if (!no)
+            return s->nomem = 1;
+        s->objs = no;
+        s->capobjs = nc;
+    }
+    s->objs[s->nobjs++] = (pin_obj){.addr = c->addr, .info = c->info->ptr,
+                                    .size = c->size, .group = (uint32_t)g};
+    return 0;
+}
+
+static int obj_by_group(const void *a, const void *b)
+{
+    const pin_obj *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void print_size(uint64_t bytes)
+{
+    if (bytes >= 10u * 1024 * 1024)
+        printf("%.1f MiB", (double)bytes / (1024.0 * 1024.0));
+    else
+        printf("%.1f KiB", (double)bytes / 1024.0);
+}
+
+static int bucket_of(uint64_t live, uint64_t size)
+{
+    int b = (int)(live * BLOCKS_BUCKETS / size);
+    return b >= BLOCKS_BUCKETS ? BLOCKS_BUCKETS - 1 : b;
+}
+
+/* A retainer path (path[n-1] is the root), root first. A run of more
+ * than PATH_RUN closures with one info table (the cells of a long list,
+ * the nodes of a deep tree spine) is shown by its first two and last
+ * closures and a count, so the path stays readable. */
+#define PATH_RUN 4
+static void blocks_print_path(dbg_heap *h, const dbg_u64map *info,
+                              const uint64_t *path, size_t n)
+{
+    size_t j = n;
+    while (j > 0) {
+        uint64_t iptr = 0, other = 0;
+        dbg_u64map_get(info, path[j - 1], &iptr);
+        size_t run = 1; /* path[j-1], path[j-2], ... with this table */
+        while (run < j && dbg_u64map_get(info, path[j - 1 - run], &other) &&
+               other == iptr)
+            run++;
+        if (run <= PATH_RUN) {
+            for (size_t k = 0; k < run; k++, j--)
+                debug_print_closure(h, path[j - 1], iptr, j == n);
+            continue;
+        }
+        debug_print_closure(h, path[j - 1], iptr, j == n);
+        debug_print_closure(h, path[j - 2], iptr, 0);
+        printf("  ... %zu more closures with the same info table\n",
+               run - 3);
+        debug_print_closure(h, path[j - run], iptr, 0);
+        j -= run;
+    }
+}
+
+/* Indices of the `want` emptiest pinned groups holding objects, emptiest
+ * first, into pick (length returned). */
+static size_t pick_emptiest(const blocks_state *s, size_t want, size_t *pick)
+{
+    size_t n = 0;
+    for (size_t g = 0; g < s->npinned; g++) {
+        if (!s->groups[g].nobj)
+            continue;
+        /* insertion into a sorted list of at most `want` */
+        size_t i = n < want ? n++ : want;
+        while (i > 0) {
+            size_t q = pick[i - 1];
+            double ug = (double)s->groups[g].live / (double)s->pinned[g].size;
+            double uq = (double)s->groups[q].live / (double)s->pinned[q].size;
+            if (ug >= uq)
+                break;
+            if (i < want)
+                pick[i] = q;
+            i--;
+        }
+        if (i < want)
+            pick[i] = g;
+    }
+    return n;
+}
+
+static int blocks_report(dbg_heap *h, blocks_state *s, const dbg_block *all,
+                         size_t nall, size_t sample)
+{
+    uint64_t blocks = 0, bytes = 0, pin_blocks = 0, pin_bytes = 0,
+             pin_live = 0, large = 0, compact = 0;
+    for (size_t i = 0; i < nall; i++) {
+        blocks += all[i].size / DBG_BLOCK_SIZE;
+        bytes += all[i].size;
+        if (all[i].flags & DBG_BF_COMPACT)
+            compact++;
+        else if ((all[i].flags & DBG_BF_LARGE) &&
+                 !(all[i].flags & DBG_BF_PINNED))
+            large++;
+    }
+    uint64_t hist[BLOCKS_BUCKETS] = {0}, hist_bytes[BLOCKS_BUCKETS] = {0};
+    size_t empty = 0;
+    for (size_t g = 0; g < s->npinned; g++) {
+        pin_blocks += s->pinned[g].size / DBG_BLOCK_SIZE;
+        pin_bytes += s->pinned[g].size;
+        pin_live += s->groups[g].live;
+        int b = bucket_of(s->groups[g].live, s->pinned[g].size);
+        hist[b]++;
+        hist_bytes[b] += s->pinned[g].size;
+        if (!s->groups[g].nobj)
+            empty++;
+    }
+    printf("block groups   %zu\n", nall);
+    printf("blocks         %" PRIu64 " (", blocks);
+    print_size(bytes);
+    printf(")\n");
+    printf("megablocks     %zu\n", dbg_blocks_mblocks(all, nall));
+    printf("large objects  %" PRIu64 " groups (unpinned)\n", large);
+    if (compact)
+        printf("compact        %" PRIu64 " groups\n", compact);
+    printf("pinned blocks  %" PRIu64 " in %zu groups (", pin_blocks,
+           s->npinned);
+    print_size(pin_bytes);
+    printf("), live ");
+    print_size(pin_live);
+    printf(" (%.1f%%)\n",
+           pin_bytes ? 100.0 * (double)pin_live / (double)pin_bytes : 0.0);
+    printf("reachable      %" PRIu64 " bytes in all blocks and static data\n",
+           s->heap_bytes);
+    printf("\npinned block utilisation (reachable bytes / block size):\n");
+    uint64_t most = 0;
+    for (int b = 0; b < BLOCKS_BUCKETS; b++)
+        if (hist[b] > most)
+            most = hist[b];
+    for (int b = 0; b < BLOCKS_BUCKETS; b++) {
+        printf("  %3d-%3d%%  %8" PRIu64 " groups %10" PRIu64 " bytes  ",
+               b * 10, b * 10 + 10, hist[b], hist_bytes[b]);
+        int bar = most ? (int)((hist[b] * 40 + most - 1) / most) : 0;
+        for (int i = 0; i < bar; i++)
+            putchar('#');
+        putchar('\n');
+    }
+    if (empty)
+        printf("  (%zu pinned groups hold no reachable object)\n", empty);
+    if (sample == 0 || s->nobjs == 0)
+        return 0;
+
+    size_t *pick = calloc(sample, sizeof(*pick));
+    uint64_t *path = NULL;
+    if (!pick)
+        return -1;
+    size_t npick = pick_emptiest(s, sample, pick);
+    qsort(s->objs, s->nobjs, sizeof(*s->objs), obj_by_group);
+    printf("\nthe %zu emptiest pinned blocks:\n", npick);
+    for (size_t k = 0; k < npick; k++) {
+        size_t g = pick[k];
+        const dbg_block *b = &s->pinned[g];
+        printf("\nblock 0x%012" PRIx64 "  %" PRIu64 " bytes, %" PRIu64
+               " live (%.1f%%), %" PRIu64 " objects\n",
+               b->start, b->size, s->groups[g].live,
+               100.0 * (double)s->groups[g].live / (double)b->size,
+               s->groups[g].nobj);
+        /* the group's objects: binary search for the first */
+        size_t lo = 0, hi = s->nobjs;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (s->objs[mid].group < g)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t i = lo, shown = 0;
+             i < s->nobjs && s->objs[i].group == g; i++, shown++) {
+            if (shown == BLOCKS_OBJECTS_SHOWN) {
+                printf("  ... %" PRIu64 " more\n",
+                       s->groups[g].nobj - BLOCKS_OBJECTS_SHOWN);
+                break;
+            }
+            const pin_obj *o = &s->objs[i];
+            dbg_info *in = dbg_heap_info(h, o->info);
+            printf("object 0x%012" PRIx64 "  %s  %" PRIu32 " bytes  info 0x%"
+                   PRIx64, o->addr,
+                   in ? dbg_closure_type_name(in->type) : "UNKNOWN", o->size,
+                   o->info);
+            const char *con = in ? dbg_heap_con_descr(h, in) : NULL;
+            if (con) {
+                char disp[1024];
+                dbg_con_display(con, disp, sizeof(disp));
+                printf("  %s", disp);
+            }
+            char *const *src = in ? dbg_heap_source(h, in) : NULL;
+            if (src && src[0][0])
+                printf("  %s", src[0]);
+            if (src && (src[4][0] || src[5][0]))
+                printf("  at %s %s", src[4], src[5]);
+            printf("\n");
+            size_t n = debug_retainer_path(&s->parent, o->addr, &path);
+            if (n == 0) {
+                free(pick);
+                free(path);
+                return -1;
+            }
+            printf("retainer path: %zu closures, root first\n", n);
+            blocks_print_path(h, &s->info, path, n);
+        }
+    }
+    free(pick);
+    free(path);
+    return 0;
+}
+
+static int debug_blocks(const char *target, size_t sample, int gc)
+{
+    dbg_conn c;
+    int r = debug_open(target, &c);
+    if (r)
+        return r;
+    int resume_after = 0;
+    uint64_t *roots = NULL;
+    size_t nroots = 0, nall = 0;
+    dbg_block *all = NULL, *pinned = NULL;
+    dbg_heap h;
+    dbg_heap_init(&h, &c);
+    blocks_state s = {0};
+    debug_progress prog;
+    if (debug_begin(&c, gc, &resume_after, &roots, &nroots) != 0 ||
+        dbg_blocks_read(&c, &all, &nall) != 0) {
+        r = debug_fail(c.err);
+        goto done;
+    }
+    pinned = malloc((nall ? nall : 1) * sizeof(*pinned));
+    s.groups = calloc(nall ? nall : 1, sizeof(*s.groups));
+    if (!pinned || !s.groups) {
+        r = debug_fail("out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < nall; i++)
+        if (all[i].flags & DBG_BF_PINNED)
+            pinned[s.npinned++] = all[i];
+    s.pinned = pinned;
+    debug_progress_start(&h, &prog);
+    if (dbg_heap_walk(&h, roots, nroots, blocks_visit, &s) != 0) {
+        debug_progress_end(&prog);
+        r = debug_fail(c.err);
+        goto done;
+    }
+    debug_progress_end(&prog);
+    if (s.nomem) {
+        r = debug_fail("out of memory");
+        goto done;
+    }
+    debug_release(&c, &resume_after);
+    if (blocks_report(&h, &s, all, nall, sample) != 0)
+        r = debug_fail("out of memory");
+    if (h.unreadable)
+        fprintf(stderr, "rtscope debug: warning: %zu closures or frames could "
+                        "not be read; utilisation may be low\n", h.unreadable);
+done:
+    debug_end(&c, resume_after);
+    free(all);
+    free(pinned);
+    free(s.groups);
+    free(s.objs);
+    dbg_u64map_free(&s.parent);
+    dbg_u64map_free(&s.info);
+    free(roots);
+    dbg_heap_free(&h);
+    return r;
+}
+
+int debug_blocks_run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"sample", required_argument, NULL, 's'},
+        {"no-gc", no_argument, NULL, 'n'},
+        {NULL, 0, NULL, 0},
+    };
+    long sample = 3;
+    int gc = 1, ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 's': {
+            char *end;
+            sample = strtol(optarg, &end, 10);
+            if (*end || end == optarg || sample < 0 || sample > 100000)
+                return cli_usage_error(&cli_cmd_debug, "--sample %s: not a "
+                                       "number of blocks", optarg);
+            break;
+        }
+        case 'n':
+            gc = 0;
+            break;
+        default:
+            return cli_usage_error(&cli_cmd_debug, "bad option");
+        }
+    }
+    if (argc - optind != 1)
+        return cli_usage_error(&cli_cmd_debug, "blocks needs one TARGET");
+    return debug_blocks(argv[optind], (size_t)sample, gc);
+}
