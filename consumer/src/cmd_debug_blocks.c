@@ -253,7 +253,8 @@ static int blocks_report(dbg_heap *h, blocks_state *s, const dbg_block *all,
             if (src && src[0][0])
                 printf("  %s", src[0]);
             if (src && (src[4][0] || src[5][0]))
-                printf("  at %s %s", src[4], src[5]);
+                printf("  at%s%s%s%s", src[4][0] ? " " : "", src[4],
+                       src[5][0] ? " " : "", src[5]);
             printf("\n");
             size_t n = debug_retainer_path(&s->parent, o->addr, &path);
             if (n == 0) {

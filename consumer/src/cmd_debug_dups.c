@@ -275,7 +275,8 @@ static int debug_dups(const char *target, size_t limit, int gc)
         }
         char *const *src = in ? dbg_heap_source(&h, in) : NULL;
         if (src && (src[4][0] || src[5][0]))
-            printf("  at %s %s", src[4], src[5]);
+            printf("  at%s%s%s%s", src[4][0] ? " " : "", src[4],
+                   src[5][0] ? " " : "", src[5]);
         printf("  (e.g. 0x%" PRIx64 ")\n", g->example);
     }
     if (m > limit)
