@@ -77,7 +77,7 @@ static int obj_by_group(const void *a, const void *b)
 
 static void print_size(uint64_t bytes)
 {
-    if (bytes >= 10u * 1024 * 1024)
+    if (bytes >= (uint64_t)10 << 20)
         printf("%.1f MiB", (double)bytes / (1024.0 * 1024.0));
     else
         printf("%.1f KiB", (double)bytes / 1024.0);

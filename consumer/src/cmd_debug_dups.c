@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WORD 8u
+#define WORD ((size_t)8)
 #define UNTAG(p) ((p) & ~(uint64_t)7)
 /* the frozen-dirty twins of the FROZEN_CLEAN types (ClosureTypes.h) */
 #define MUT_ARR_PTRS_FROZEN_DIRTY 45u

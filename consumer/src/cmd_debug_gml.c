@@ -92,10 +92,17 @@ static int edge_cmp(const void *a, const void *b)
     return x->to < y->to ? -1 : x->to > y->to;
 }
 
-static int info_by_key(const void *a, const void *b)
+/* info slots in the order of their keys */
+typedef struct gml_order {
+    const char *key;
+    size_t slot;
+} gml_order;
+
+static int order_by_key(const void *a, const void *b)
 {
-    const gml_info *const *x = a, *const *y = b;
-    return strcmp((*x)->key, (*y)->key);
+    const gml_order *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : (x->slot > y->slot) - (x->slot < y->slot);
 }
 
 /* A GML string: ASCII, no '"'; UTF-8 decoded to &#N; entities. */
@@ -148,7 +155,7 @@ static void gml_put_int(FILE *f, uint64_t v)
 static int gml_write(FILE *f, dbg_heap *h, gml_state *s, size_t *nnodes,
                      size_t *nedges)
 {
-    gml_info **order = malloc((s->ninfos ? s->ninfos : 1) * sizeof(*order));
+    gml_order *order = malloc((s->ninfos ? s->ninfos : 1) * sizeof(*order));
     gml_edge *edges = NULL;
     dbg_u64map edge_of = {0};
     size_t ne = 0, cape = 0, nn = 0;
@@ -168,24 +175,25 @@ static int gml_write(FILE *f, dbg_heap *h, gml_state *s, size_t *nnodes,
         g->key = strdup(buf);
         if (!g->key)
             goto done;
-        order[i] = g;
+        order[i] = (gml_order){.key = g->key, .slot = i};
     }
-    qsort(order, s->ninfos, sizeof(*order), info_by_key);
+    qsort(order, s->ninfos, sizeof(*order), order_by_key);
     fprintf(f, "graph [\n  comment \"rtscope debug gml: type-points-from "
                "graph of a paused heap\"\n  directed 1\n");
     for (size_t i = 0; i < s->ninfos;) {
         size_t j = i;
         uint64_t count = 0, bytes = 0;
-        while (j < s->ninfos && strcmp(order[j]->key, order[i]->key) == 0) {
-            order[j]->node = (uint32_t)nn;
-            count += order[j]->count;
-            bytes += order[j]->bytes;
+        while (j < s->ninfos && strcmp(order[j].key, order[i].key) == 0) {
+            gml_info *g = &s->infos[order[j].slot];
+            g->node = (uint32_t)nn;
+            count += g->count;
+            bytes += g->bytes;
             j++;
         }
-        dbg_info *in = dbg_heap_info(h, order[i]->info);
+        dbg_info *in = dbg_heap_info(h, s->infos[order[i].slot].info);
         int is_con = in && dbg_heap_con_descr(h, in) != NULL;
         fprintf(f, "  node [\n    id %zu\n    label ", nn);
-        gml_put_string(f, order[i]->key);
+        gml_put_string(f, order[i].key);
         fprintf(f, "\n    kind \"%s\"\n    count ",
                 is_con ? "constructor" : "closure type");
         gml_put_int(f, count);
@@ -203,7 +211,7 @@ static int gml_write(FILE *f, dbg_heap *h, gml_state *s, size_t *nnodes,
         uint32_t a = s->infos[s->refs[i].from].node;
         uint32_t b = s->infos[to_slot - 1].node;
         uint64_t key = (((uint64_t)a << 32) | b) + 1, k;
-        if (dbg_u64map_get(&edge_of, key, &k)) {
+        if (edges && dbg_u64map_get(&edge_of, key, &k)) {
             edges[k].count++;
             continue;
         }

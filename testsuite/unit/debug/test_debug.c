@@ -207,6 +207,8 @@ START_TEST(type_names)
 }
 END_TEST
 
+void test_debug_blocks_add(TCase *tc); /* test_debug_blocks.c */
+
 int main(void)
 {
     Suite *s = suite_create("debug");
@@ -219,6 +221,7 @@ int main(void)
     tcase_add_test(tc, targets);
     tcase_add_test(tc, u64map);
     tcase_add_test(tc, type_names);
+    test_debug_blocks_add(tc);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
