@@ -56,17 +56,26 @@ int debug_gml_run(int argc, char **argv);
     "              objects of the emptiest pinned blocks, each with a\n"   \
     "              retainer path\n"                                        \
     "    --sample N         show the objects of the N emptiest pinned blocks\n" \
-    "                       (default 3; 0 for none)\n"
+    "                       (default 3; 0 for none)\n"                    \
+    "              e.g.  pinned blocks  1210 in 1204 groups (4840.0 KiB),\n" \
+    "                    live 174.0 KiB (3.6%)\n"                          \
+    "                      0- 10%      1200 groups    4915200 bytes  ####\n"
 #define DEBUG_DUPS_HELP                                                       \
     "  dups        identical immutable closures (same info table, same\n"   \
     "              payload): constructors, frozen arrays and byte arrays\n" \
     "              that could be one shared closure, by bytes wasted\n"      \
     "              ((count - 1) * size), with constructor and source\n"      \
-    "    --limit N          at most N groups (default 20)\n"
+    "    --limit N          at most N groups (default 20)\n"              \
+    "              e.g.       count     size       wasted  closure\n"    \
+    "                           500       24        11976  CONSTR_2_0\n"  \
+    "                    main:Main:Dup  at Main Fragment.hs:27:12-23 ...\n"
 #define DEBUG_GML_HELP                                                        \
     "  gml         write the type-points-from graph in GML: a node per\n"   \
     "              constructor or closure type (count, bytes), an edge A -> B\n" \
     "              with the number of pointers from A closures to B closures\n" \
-    "    -o FILE            the output file (- for standard output)\n"
+    "    -o FILE            the output file (- for standard output)\n"   \
+    "              e.g.  node [ id 111 label \"main:Main:Kept\"\n"          \
+    "                      kind \"constructor\" count 1200 bytes 28800 ]\n" \
+    "                    edge [ source 111 target 92 count 1200 ]  (-> PS)\n"
 
 #endif

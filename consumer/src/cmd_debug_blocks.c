@@ -212,15 +212,16 @@ static int blocks_report(dbg_heap *h, blocks_state *s, const dbg_block *all,
         return -1;
     size_t npick = pick_emptiest(s, sample, pick);
     qsort(s->objs, s->nobjs, sizeof(*s->objs), obj_by_group);
-    printf("\nthe %zu emptiest pinned blocks:\n", npick);
+    printf("\nemptiest pinned blocks (%zu), their objects and what keeps "
+           "them:\n", npick);
     for (size_t k = 0; k < npick; k++) {
         size_t g = pick[k];
         const dbg_block *b = &s->pinned[g];
         printf("\nblock 0x%012" PRIx64 "  %" PRIu64 " bytes, %" PRIu64
-               " live (%.1f%%), %" PRIu64 " objects\n",
+               " live (%.1f%%), %" PRIu64 " object%s\n",
                b->start, b->size, s->groups[g].live,
                100.0 * (double)s->groups[g].live / (double)b->size,
-               s->groups[g].nobj);
+               s->groups[g].nobj, s->groups[g].nobj == 1 ? "" : "s");
         /* the group's objects: binary search for the first */
         size_t lo = 0, hi = s->nobjs;
         while (lo < hi) {
