@@ -7,6 +7,12 @@
 -- print what an undisturbed run (even with DELAY 0) prints. With SOCKET,
 -- it starts the debug stub itself, through the FFI (rts_debugStubStart).
 --   DebugLeak [ROUNDS] [WORKERS] [DELAY] [SOCKET]
+-- With DEBUGLEAK_HOLD=FILE in the environment, it holds after its rounds
+-- (workers still busy): it says "DebugLeak: holding" on stderr, then waits
+-- (polling every 5 ms) until FILE exists before it stops the workers and
+-- prints its last line. A test keeps the program alive this way for as
+-- long as its debugger needs, whatever the load, and lets it finish by
+-- creating FILE; stdout is the same as without the hold.
 {-# LANGUAGE ForeignFunctionInterface, BangPatterns #-}
 module Main (main) where
 
@@ -17,6 +23,7 @@ import qualified Data.Map.Strict as M
 import Foreign.C.String
 import Foreign.C.Types
 import Foreign.StablePtr
+import System.Directory (doesFileExist)
 import System.Environment
 import System.IO
 
@@ -61,6 +68,14 @@ main = do
                 if k `mod` 97 == r `mod` 97 then acc + a + b + sum xs else acc) 0 m
     when (r `mod` 50 == 0) $ putStrLn ("round " ++ show r ++ ": " ++ show s)
     when (delay > 0) $ threadDelay delay
+  hold <- lookupEnv "DEBUGLEAK_HOLD"
+  case hold of
+    Just file | not (null file) -> do
+      hPutStrLn stderr "DebugLeak: holding"
+      let wait = do e <- doesFileExist file
+                    unless e $ threadDelay 5000 >> wait
+      wait
+    _ -> return ()
   writeIORef stop True
   mapM_ takeMVar dones
   putStrLn ("Leak values retained: " ++ show (M.size m))
