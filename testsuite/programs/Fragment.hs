@@ -4,11 +4,14 @@
 -- a `Kept` value (a constructor of this module) and drops the rest, so
 -- after a major GC most pinned blocks are gone and each survivor holds a
 -- mostly-empty block alive. It also builds DUPS `Dup` values with the
--- same two fields (identical closures that could be one). With HOLD it
--- prints "ready", then waits until the file HOLD exists (the debugger's
--- go-ahead: a protocol, not a timer) before it prints its totals, which
--- depend only on N, KEEP and DUPS.
---   Fragment [N] [KEEP] [DUPS] [HOLD]
+-- same two fields (identical closures that could be one). The totals it
+-- prints at the end depend only on N, KEEP and DUPS.
+-- With FRAGMENT_HOLD=FILE in the environment (the convention of
+-- DebugLeak's DEBUGLEAK_HOLD), once its heap is built it says "Fragment:
+-- holding" on stderr and waits (polling every 5 ms) until FILE exists: a
+-- test keeps it alive this way for as long as its debugger needs, and
+-- lets it finish by creating FILE; stdout is the same as without the hold.
+--   Fragment [N] [KEEP] [DUPS]
 {-# LANGUAGE BangPatterns #-}
 module Main (main) where
 
@@ -18,7 +21,7 @@ import Control.Monad (foldM, unless)
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Char8 as BC
 import System.Directory (doesFileExist)
-import System.Environment (getArgs)
+import System.Environment (getArgs, lookupEnv)
 import System.IO
 import System.Mem (performMajorGC)
 
@@ -35,7 +38,7 @@ mkDup _ a b = Dup a b
 waitFor :: FilePath -> IO ()
 waitFor f = do
   e <- doesFileExist f
-  unless e $ threadDelay 20000 >> waitFor f
+  unless e $ threadDelay 5000 >> waitFor f
 
 main :: IO ()
 main = do
@@ -44,7 +47,6 @@ main = do
   let n    = case args of (a:_) -> read a; _ -> 60000 :: Int
       keep = case args of (_:b:_) -> read b; _ -> 50 :: Int
       ndup = case args of (_:_:c:_) -> read c; _ -> 500 :: Int
-      hold = case args of (_:_:_:d:_) -> Just d; _ -> Nothing
   kept <- foldM (\acc i -> do
                     let bs = B.copy (BC.pack (show i ++ replicate 100 'x'))
                     if i `mod` keep == 0
@@ -57,9 +59,10 @@ main = do
       dups = map (\i -> mkDup i a b) [1 .. ndup]
   mapM_ evaluate dups
   performMajorGC
+  hold <- lookupEnv "FRAGMENT_HOLD"
   case hold of
-    Just f -> putStrLn "ready" >> waitFor f
-    Nothing -> return ()
+    Just f | not (null f) -> hPutStrLn stderr "Fragment: holding" >> waitFor f
+    _ -> return ()
   putStrLn ("kept " ++ show (length kept) ++ " pinned strings, "
             ++ show (sum [B.length s | Kept _ s <- kept]) ++ " bytes")
   putStrLn ("dups " ++ show (length [() | Dup x y <- dups, x == a, y == b]))
