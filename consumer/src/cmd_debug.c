@@ -1,12 +1,15 @@
 /* rtscope debug: a heap-debugger client of the debug stub inside the RTS
  * (docs/debug.md). The protocol and the closure decoding live in
- * lib/debug; this file is the command line: list, pause, resume, census,
- * retainers; blocks, dups and gml live in cmd_debug_*.c (cmd_debug.h). */
+ * lib/debug, the open/pause/walk/release sequence in debug_session.c; this
+ * file is the command line: list, pause, resume, census, retainers, thunks,
+ * snapshot. Every inspection runs on a live program or a snapshot file. */
 #define _GNU_SOURCE
 #include "cli.h"
 #include "cmd_debug.h"
 #include "debug_client.h"
 #include "debug_heap.h"
+#include "debug_session.h"
+#include "debug_snap.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -26,18 +29,20 @@ static const char debug_usage[] =
     "       rtscope debug thunks TARGET [--no-gc]\n"
     "       rtscope debug retainers TARGET (--constructor NAME | --info ADDR |\n"
     "                                       --address ADDR) [--limit K] [--no-gc]\n"
+    "       rtscope debug snapshot TARGET -o FILE [--no-gc] [--no-blocks]\n"
     "       rtscope debug blocks TARGET [--sample N] [--no-gc]\n"
     "       rtscope debug dups TARGET [--limit N] [--no-gc]\n"
     "       rtscope debug gml TARGET -o FILE [--no-gc]\n"
     "\n"
     "Talk to the debug stub of a running program (started with\n"
     "+RTS --debug-stub, GHC_DEBUG_SOCKET or rts_debugStubStart; see\n"
-    "docs/debug-stub.md).\n"
+    "docs/debug-stub.md), or read a snapshot file offline.\n"
     "\n"
     "TARGET is the stub's socket path, or the pid of a program whose socket\n"
     "is in $XDG_DATA_HOME/ghc-debug/debuggee/sockets (default\n"
     "~/.local/share/...), named <pid>-<program>, or the program's name when\n"
-    "one live debuggee has it.\n"
+    "one live debuggee has it, or a snapshot file (census, thunks and\n"
+    "retainers read it as they read the live heap; pause and resume refuse it).\n"
     "\n"
     "  list        the debuggees in the socket directory: pid, program,\n"
     "              live or dead (a socket left by a program that is gone)\n"
@@ -63,44 +68,20 @@ static const char debug_usage[] =
     "    --info ADDR        closures with this info table (hex), or\n"
     "    --address ADDR     the closure at this address (hex)\n"
     "    --limit K          at most K paths (default 1)\n"
+    "  snapshot    pause, copy what a walk from the roots reaches (closures,\n"
+    "              info tables, bitmaps, SRTs) and the block list, resume,\n"
+    "              then write FILE (zstd-compressed; docs/debug.md)\n"
+    "    -o, --output FILE  where to write it\n"
+    "    --no-blocks        leave out the block list (a shorter pause)\n"
 DEBUG_BLOCKS_HELP DEBUG_DUPS_HELP DEBUG_GML_HELP
-    "  --no-gc     pause at once, without a major GC first\n"
+    "  --no-gc     census/thunks/retainers/snapshot/blocks/dups/gml: pause at\n"
+    "              once, without a major GC first (no effect on a snapshot)\n"
     "\n"
     "A program that a command paused is resumed when rtscope\n"
     "ends, however it ends; one that was paused already stays paused.\n"
     "exit status: 0 ok, 1 no debuggee or an error reply, 2 usage\n";
 
 extern const cli_command cli_cmd_debug;
-
-int debug_fail(const char *msg)
-{
-    fprintf(stderr, "rtscope debug: %s\n", msg);
-    return CLI_EXIT_DATA;
-}
-
-int debug_open(const char *target, dbg_conn *c)
-{
-    char path[4096], err[512];
-    if (dbg_target_resolve(target, path, sizeof(path), err, sizeof(err)) != 0)
-        return debug_fail(err);
-    if (dbg_connect(c, path) != 0)
-        return debug_fail(c->err);
-    uint32_t v;
-    if (dbg_version(c, &v) != 0) {
-        int r = debug_fail(c->err);
-        dbg_close(c);
-        return r;
-    }
-    if (v != 902) {
-        char msg[4200];
-        snprintf(msg, sizeof(msg), "%s: the debuggee's stub reports version "
-                 "%u; rtscope debug reads GHC 9.0.2 heaps (version 902)",
-                 path, v);
-        dbg_close(c);
-        return debug_fail(msg);
-    }
-    return 0;
-}
 
 /* ---- list ------------------------------------------------------------- */
 
@@ -113,8 +94,7 @@ static int debug_list(void)
     if (!d) {
         if (errno == ENOENT)
             return 0; /* no debuggee ever ran */
-        fprintf(stderr, "rtscope debug: %s: %s\n", dir, strerror(errno));
-        return CLI_EXIT_DATA;
+        return debug_fail("%s: %s", dir, strerror(errno));
     }
     struct dirent *e;
     printf("%-8s %-24s %-5s %s\n", "PID", "PROGRAM", "STATE", "SOCKET");
@@ -142,101 +122,31 @@ static int debug_list(void)
 
 static int debug_pause_cmd(const char *target, int pause)
 {
-    dbg_conn c;
-    int r = debug_open(target, &c);
+    debug_session ss;
+    int r = debug_session_open(&ss, target);
     if (r)
         return r;
+    if (ss.is_snapshot) {
+        debug_session_close(&ss);
+        return cli_usage_error(&cli_cmd_debug, "%s: a snapshot: %s acts on "
+                               "a live program only", target,
+                               pause ? "pause" : "resume");
+    }
+    dbg_conn *c = &ss.conn;
     int already = 0;
     if (pause) {
-        if (dbg_stay_paused(&c, 1) != 0 || dbg_pause(&c, 0, &already) != 0)
-            r = debug_fail(c.err);
+        if (dbg_stay_paused(c, 1) != 0 || dbg_pause(c, 0, &already) != 0)
+            r = debug_fail("%s", c->err);
         else
             printf("%s\n", already ? "already paused" : "paused");
     } else {
-        if (dbg_stay_paused(&c, 0) != 0 || dbg_resume(&c, &already) != 0)
-            r = debug_fail(c.err);
+        if (dbg_stay_paused(c, 0) != 0 || dbg_resume(c, &already) != 0)
+            r = debug_fail("%s", c->err);
         else
             printf("%s\n", already ? "was not paused" : "resumed");
     }
-    dbg_close(&c);
+    debug_session_close(&ss);
     return r;
-}
-
-/* Pause for an inspection; *resume_after = 1 if we paused it. */
-int debug_begin(dbg_conn *c, int gc, int *resume_after,
-                       uint64_t **roots, size_t *nroots)
-{
-    int already = 0;
-    *roots = NULL;
-    *nroots = 0;
-    if (dbg_pause(c, gc, &already) != 0)
-        return -1;
-    *resume_after = !already;
-    if (already && dbg_stay_paused(c, 1) != 0) /* leave it as found */
-        return -1;
-    uint64_t *r1, *r2;
-    size_t n1, n2;
-    if (dbg_ptr_list(c, DBG_CMD_ROOTS, &r1, &n1) != 0)
-        return -1;
-    if (dbg_ptr_list(c, DBG_CMD_SAVED_OBJECTS, &r2, &n2) != 0) {
-        free(r1);
-        return -1;
-    }
-    uint64_t *all = realloc(r1, (n1 + n2 + 1) * sizeof(*all));
-    if (!all) {
-        free(r1);
-        free(r2);
-        return -1;
-    }
-    memcpy(all + n1, r2, n2 * sizeof(*all));
-    free(r2);
-    *roots = all;
-    *nroots = n1 + n2;
-    return 0;
-}
-
-/* Let the program go as soon as the heap is read: what follows (constructor
- * names, source locations) is static data the stub reads unpaused. */
-void debug_release(dbg_conn *c, int *resume_after)
-{
-    if (*resume_after && c->fd >= 0)
-        dbg_resume(c, NULL);
-    *resume_after = 0;
-}
-
-void debug_end(dbg_conn *c, int resume_after)
-{
-    if (resume_after && c->fd >= 0)
-        dbg_resume(c, NULL);
-    dbg_close(c);
-}
-
-/* Progress of a long walk, on a terminal only: one line rewritten. */
-static void debug_progress_cb(void *ctx, size_t visited, size_t queued)
-{
-    debug_progress *p = ctx;
-    if (visited - p->shown < 200000)
-        return;
-    p->shown = visited;
-    p->active = 1;
-    fprintf(stderr, "\rrtscope debug: %zu closures read, %zu queued...",
-            visited, queued);
-    fflush(stderr);
-}
-
-void debug_progress_start(dbg_heap *h, debug_progress *p)
-{
-    memset(p, 0, sizeof(*p));
-    if (isatty(STDERR_FILENO)) {
-        h->progress = debug_progress_cb;
-        h->progress_ctx = p;
-    }
-}
-
-void debug_progress_end(const debug_progress *p)
-{
-    if (p->active)
-        fprintf(stderr, "\r\033[K");
 }
 
 /* ---- census ----------------------------------------------------------- */
@@ -347,39 +257,28 @@ static char *census_key(dbg_heap *h, uint64_t infoptr, enum census_by by)
 
 static int debug_census(const char *target, enum census_by by, int gc)
 {
-    dbg_conn c;
-    int r = debug_open(target, &c);
+    debug_session ss;
+    int r = debug_session_open(&ss, target);
     if (r)
         return r;
-    int resume_after = 0;
-    uint64_t *roots = NULL;
-    size_t nroots = 0;
-    dbg_heap h;
-    dbg_heap_init(&h, &c);
+    dbg_heap *h = &ss.heap;
     census_state s = {.thunks_only = by == BY_THUNK_SOURCE};
     census_row *rows = NULL;
     size_t nrows = 0;
-    debug_progress prog;
-    debug_progress_start(&h, &prog);
-    if (debug_begin(&c, gc, &resume_after, &roots, &nroots) != 0 ||
-        dbg_heap_walk(&h, roots, nroots, census_visit, &s) != 0) {
-        debug_progress_end(&prog);
-        r = debug_fail(c.err);
+    r = debug_session_walk(&ss, gc, census_visit, &s, 0);
+    if (r)
         goto done;
-    }
-    debug_progress_end(&prog);
     if (s.nomem) {
         r = debug_fail("out of memory");
         goto done;
     }
-    debug_release(&c, &resume_after);
     rows = calloc(s.n + 1, sizeof(*rows));
     if (!rows) {
         r = debug_fail("out of memory");
         goto done;
     }
     for (size_t i = 0; i < s.n; i++) {
-        rows[i].key = census_key(&h, s.acc[i].info, by);
+        rows[i].key = census_key(h, s.acc[i].info, by);
         rows[i].count = s.acc[i].count;
         rows[i].bytes = s.acc[i].bytes;
         if (!rows[i].key) {
@@ -416,19 +315,17 @@ static int debug_census(const char *target, enum census_by by, int gc)
         tb += rows[i].bytes;
     }
     printf("total: %" PRIu64 " closures, %" PRIu64 " bytes, from %zu roots\n",
-           tc, tb, nroots);
-    if (h.unreadable)
+           tc, tb, ss.nroots);
+    if (h->unreadable)
         fprintf(stderr, "rtscope debug: warning: %zu closures or frames could "
-                        "not be read; counts may be low\n", h.unreadable);
+                        "not be read; counts may be low\n", h->unreadable);
 done:
-    debug_end(&c, resume_after);
+    debug_session_close(&ss);
     for (size_t i = 0; i < nrows; i++)
         free(rows[i].key);
     free(rows);
     free(s.acc);
     dbg_u64map_free(&s.index);
-    free(roots);
-    dbg_heap_free(&h);
     return r;
 }
 
@@ -519,36 +416,26 @@ size_t debug_retainer_path(const dbg_u64map *parent, uint64_t addr,
 static int debug_retainers(const char *target, const char *name,
                            uint64_t info, uint64_t addr, size_t limit, int gc)
 {
-    dbg_conn c;
-    int r = debug_open(target, &c);
+    debug_session ss;
+    int r = debug_session_open(&ss, target);
     if (r)
         return r;
-    int resume_after = 0;
-    uint64_t *roots = NULL, *path = NULL;
-    size_t nroots = 0;
-    dbg_heap h;
-    dbg_heap_init(&h, &c);
-    ret_state s = {.h = &h, .name = name, .want_info = info,
+    uint64_t *path = NULL;
+    dbg_heap *h = &ss.heap;
+    ret_state s = {.h = h, .name = name, .want_info = info,
                    .want_addr = addr & ~(uint64_t)7, .limit = limit};
     s.found = calloc(limit, sizeof(*s.found));
     if (!s.found) {
         r = debug_fail("out of memory");
         goto done;
     }
-    debug_progress prog;
-    debug_progress_start(&h, &prog);
-    if (debug_begin(&c, gc, &resume_after, &roots, &nroots) != 0 ||
-        dbg_heap_walk(&h, roots, nroots, ret_visit, &s) != 0) {
-        debug_progress_end(&prog);
-        r = debug_fail(c.err);
+    r = debug_session_walk(&ss, gc, ret_visit, &s, 0);
+    if (r)
         goto done;
-    }
-    debug_progress_end(&prog);
     if (s.nomem) {
         r = debug_fail("out of memory");
         goto done;
     }
-    debug_release(&c, &resume_after);
     if (s.nfound == 0) {
         if (name)
             printf("no closure of constructor %s is reachable\n", name);
@@ -567,17 +454,15 @@ static int debug_retainers(const char *target, const char *name,
         for (size_t i = n; i-- > 0;) {
             uint64_t iptr = 0;
             dbg_u64map_get(&s.info, path[i], &iptr);
-            debug_print_closure(&h, path[i], iptr, i == n - 1);
+            debug_print_closure(h, path[i], iptr, i == n - 1);
         }
     }
 done:
-    debug_end(&c, resume_after);
+    debug_session_close(&ss);
     free(path);
     free(s.found);
     dbg_u64map_free(&s.parent);
     dbg_u64map_free(&s.info);
-    free(roots);
-    dbg_heap_free(&h);
     return r;
 }
 
@@ -601,6 +486,8 @@ static int debug_run(int argc, char **argv)
         {"no-gc", no_argument, NULL, 'n'},
         {"info", required_argument, NULL, 'i'},
         {"address", required_argument, NULL, 'a'},
+        {"output", required_argument, NULL, 'o'},
+        {"no-blocks", no_argument, NULL, 'B'},
         {NULL, 0, NULL, 0},
     };
     enum census_by by = BY_CONSTRUCTOR;
@@ -608,11 +495,12 @@ static int debug_run(int argc, char **argv)
     uint64_t info = 0, addr = 0;
     int nsel = 0;
     long limit = 1;
-    int gc = 1, ch;
+    int gc = 1, ch, blocks = 1;
+    const char *out = NULL;
     optind = 1;
     argc--;
     argv++;
-    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
         switch (ch) {
         case 'b':
             if (strcmp(optarg, "type") == 0)
@@ -658,6 +546,12 @@ static int debug_run(int argc, char **argv)
         case 'n':
             gc = 0;
             break;
+        case 'o':
+            out = optarg;
+            break;
+        case 'B':
+            blocks = 0;
+            break;
         default:
             return cli_usage_error(&cli_cmd_debug, "bad option");
         }
@@ -671,7 +565,7 @@ static int debug_run(int argc, char **argv)
     }
     if (strcmp(sub, "pause") != 0 && strcmp(sub, "resume") != 0 &&
         strcmp(sub, "census") != 0 && strcmp(sub, "retainers") != 0 &&
-        strcmp(sub, "thunks") != 0)
+        strcmp(sub, "thunks") != 0 && strcmp(sub, "snapshot") != 0)
         return cli_usage_error(&cli_cmd_debug, "'%s' is not a debug command",
                                sub);
     if (nargs != 1)
@@ -684,6 +578,11 @@ static int debug_run(int argc, char **argv)
         return debug_census(target, by, gc);
     if (strcmp(sub, "thunks") == 0)
         return debug_census(target, BY_THUNK_SOURCE, gc);
+    if (strcmp(sub, "snapshot") == 0) {
+        if (!out)
+            return cli_usage_error(&cli_cmd_debug, "snapshot needs -o FILE");
+        return debug_snapshot_run(target, out, gc, blocks);
+    }
     if (nsel != 1)
         return cli_usage_error(&cli_cmd_debug, "retainers needs one of "
                                "--constructor NAME, --info ADDR, --address ADDR");

@@ -1,37 +1,15 @@
-/* cmd_debug.h: what the `rtscope debug` subcommands share. cmd_debug.c
- * holds the dispatch and list/pause/resume/census/thunks/retainers; the
- * heavier analyses (blocks, dups, gml) have a file each and use the
- * session helpers below: open a TARGET, pause and read the roots, walk,
- * let the program go, and print retainer paths. */
+/* cmd_debug.h: what the `rtscope debug` subcommands share beyond
+ * debug_session.h. cmd_debug.c holds the dispatch and
+ * list/pause/resume/census/thunks/retainers; the heavier analyses
+ * (blocks, dups, gml) have a file each and print retainer paths with the
+ * helpers below. */
 #ifndef RTSCOPE_CMD_DEBUG_H
 #define RTSCOPE_CMD_DEBUG_H
 
-#include "debug_client.h"
 #include "debug_heap.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* "rtscope debug: MSG" on stderr; returns CLI_EXIT_DATA. */
-int debug_fail(const char *msg);
-/* Resolve TARGET, connect and check the stub's version; 0 or an exit
- * code (after reporting). */
-int debug_open(const char *target, dbg_conn *c);
-/* Pause (after a major GC if gc) and read the roots and saved objects;
- * *resume_after = 1 if this pause is ours to end. 0 or -1 (c->err). */
-int debug_begin(dbg_conn *c, int gc, int *resume_after, uint64_t **roots,
-                size_t *nroots);
-/* Resume now if we paused (static data stays readable). */
-void debug_release(dbg_conn *c, int *resume_after);
-/* Resume if we paused, and close. */
-void debug_end(dbg_conn *c, int resume_after);
-
-typedef struct debug_progress {
-    size_t shown;
-    int active;
-} debug_progress;
-void debug_progress_start(dbg_heap *h, debug_progress *p);
-void debug_progress_end(const debug_progress *p);
 
 /* One line of a retainer path: address, closure type, constructor,
  * source; "(root)" when root. */

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "cmd_debug.h"
 #include "debug_blocks.h"
+#include "debug_session.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -32,7 +33,12 @@ typedef struct pin_group {
 } pin_group;
 
 typedef struct blocks_state {
-    const dbg_block *pinned; /* pinned groups, sorted */
+    dbg_heap *h;
+    dbg_block *all;          /* every block group, sorted */
+    size_t nall;
+    int have_blocks;         /* the list was read (at the first visit) */
+    char err[600];           /* why it could not be */
+    dbg_block *pinned;       /* pinned groups, sorted */
     size_t npinned;
     pin_group *groups;
     pin_obj *objs;
@@ -42,9 +48,35 @@ typedef struct blocks_state {
     int nomem;
 } blocks_state;
 
+/* The block list, read at the first visit: the heap is paused (or a
+ * snapshot) from then to the end of the walk, so it is the list of the
+ * heap walked. 0, or -1 with s->err set. */
+static int blocks_load(blocks_state *s)
+{
+    s->have_blocks = 1;
+    if (dbg_heap_blocks(s->h, &s->all, &s->nall) != 0) {
+        snprintf(s->err, sizeof(s->err), "no block list: %s", s->h->err);
+        return -1;
+    }
+    if (dbg_blocks_sort_check(s->all, s->nall, s->err, sizeof(s->err)) != 0)
+        return -1;
+    s->pinned = malloc((s->nall ? s->nall : 1) * sizeof(*s->pinned));
+    s->groups = calloc(s->nall ? s->nall : 1, sizeof(*s->groups));
+    if (!s->pinned || !s->groups) {
+        snprintf(s->err, sizeof(s->err), "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < s->nall; i++)
+        if (s->all[i].flags & DBG_BF_PINNED)
+            s->pinned[s->npinned++] = s->all[i];
+    return 0;
+}
+
 static int blocks_visit(void *ctx, const dbg_closure *c, uint64_t parent)
 {
     blocks_state *s = ctx;
+    if (!s->have_blocks && blocks_load(s) != 0)
+        return 1; /* stop the walk */
     if (dbg_u64map_put(&s->parent, c->addr, parent) != 0 ||
         dbg_u64map_put(&s->info, c->addr, c->info->ptr) != 0)
         return s->nomem = 1;
@@ -145,9 +177,10 @@ static size_t pick_emptiest(const blocks_state *s, size_t want, size_t *pick)
     return n;
 }
 
-static int blocks_report(dbg_heap *h, blocks_state *s, const dbg_block *all,
-                         size_t nall, size_t sample)
+static int blocks_report(dbg_heap *h, blocks_state *s, size_t sample)
 {
+    const dbg_block *all = s->all;
+    size_t nall = s->nall;
     uint64_t blocks = 0, bytes = 0, pin_blocks = 0, pin_bytes = 0,
              pin_live = 0, large = 0, compact = 0;
     for (size_t i = 0; i < nall; i++) {
@@ -219,7 +252,7 @@ static int blocks_report(dbg_heap *h, blocks_state *s, const dbg_block *all,
         const dbg_block *b = &s->pinned[g];
         printf("\nblock 0x%012" PRIx64 "  %" PRIu64 " bytes, %" PRIu64
                " live (%.1f%%), %" PRIu64 " object%s\n",
-               b->start, b->size, s->groups[g].live,
+               b->start, (uint64_t)b->size, s->groups[g].live,
                100.0 * (double)s->groups[g].live / (double)b->size,
                s->groups[g].nobj, s->groups[g].nobj == 1 ? "" : "s");
         /* the group's objects: binary search for the first */
@@ -274,60 +307,38 @@ static int blocks_report(dbg_heap *h, blocks_state *s, const dbg_block *all,
 
 static int debug_blocks(const char *target, size_t sample, int gc)
 {
-    dbg_conn c;
-    int r = debug_open(target, &c);
+    debug_session ss;
+    int r = debug_session_open(&ss, target);
     if (r)
         return r;
-    int resume_after = 0;
-    uint64_t *roots = NULL;
-    size_t nroots = 0, nall = 0;
-    dbg_block *all = NULL, *pinned = NULL;
-    dbg_heap h;
-    dbg_heap_init(&h, &c);
-    blocks_state s = {0};
-    debug_progress prog;
-    if (debug_begin(&c, gc, &resume_after, &roots, &nroots) != 0 ||
-        dbg_blocks_read(&c, &all, &nall) != 0) {
-        r = debug_fail(c.err);
+    blocks_state s = {.h = &ss.heap};
+    r = debug_session_walk(&ss, gc, blocks_visit, &s, 0);
+    if (r)
+        goto done;
+    if (!s.have_blocks) /* no closure visited: read it now */
+        blocks_load(&s);
+    if (s.err[0]) {
+        r = debug_fail("%s: %s", target, s.err);
         goto done;
     }
-    pinned = malloc((nall ? nall : 1) * sizeof(*pinned));
-    s.groups = calloc(nall ? nall : 1, sizeof(*s.groups));
-    if (!pinned || !s.groups) {
-        r = debug_fail("out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < nall; i++)
-        if (all[i].flags & DBG_BF_PINNED)
-            pinned[s.npinned++] = all[i];
-    s.pinned = pinned;
-    debug_progress_start(&h, &prog);
-    if (dbg_heap_walk(&h, roots, nroots, blocks_visit, &s) != 0) {
-        debug_progress_end(&prog);
-        r = debug_fail(c.err);
-        goto done;
-    }
-    debug_progress_end(&prog);
     if (s.nomem) {
         r = debug_fail("out of memory");
         goto done;
     }
-    debug_release(&c, &resume_after);
-    if (blocks_report(&h, &s, all, nall, sample) != 0)
+    if (blocks_report(&ss.heap, &s, sample) != 0)
         r = debug_fail("out of memory");
-    if (h.unreadable)
+    if (ss.heap.unreadable)
         fprintf(stderr, "rtscope debug: warning: %zu closures or frames could "
-                        "not be read; utilisation may be low\n", h.unreadable);
+                        "not be read; utilisation may be low\n",
+                ss.heap.unreadable);
 done:
-    debug_end(&c, resume_after);
-    free(all);
-    free(pinned);
+    debug_session_close(&ss);
+    free(s.all);
+    free(s.pinned);
     free(s.groups);
     free(s.objs);
     dbg_u64map_free(&s.parent);
     dbg_u64map_free(&s.info);
-    free(roots);
-    dbg_heap_free(&h);
     return r;
 }
 

@@ -32,6 +32,7 @@
 #include "cli.h"
 #include "cmd_debug.h"
 #include "debug_blocks.h"
+#include "debug_session.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -54,8 +55,11 @@ typedef struct dup_group {
 } dup_group;
 
 typedef struct dups_state {
-    const dbg_block *blocks; /* heap block groups, sorted; NULL: unknown */
+    dbg_heap *h;
+    dbg_block *blocks;  /* heap block groups, sorted; NULL: unknown */
     size_t nblocks;
+    int blocks_tried;   /* read at the first visit, while paused */
+    char err[600];      /* fatal: why */
     dup_group *slots; /* open addressing on h1 */
     size_t n, cap;
     uint64_t candidates, candidate_bytes;
@@ -164,11 +168,35 @@ static int dups_grow(dups_state *s)
     return 0;
 }
 
+/* The block list tells heap from static closures. A target without one
+ * (a snapshot taken with --no-blocks) is read whole, static closures
+ * included, with a warning; a connection lost is fatal. */
+static int dups_load_blocks(dups_state *s)
+{
+    s->blocks_tried = 1;
+    if (dbg_heap_blocks(s->h, &s->blocks, &s->nblocks) != 0) {
+        s->blocks = NULL;
+        if (s->h->conn && s->h->conn->fd < 0) {
+            snprintf(s->err, sizeof(s->err), "%s", s->h->err);
+            return -1;
+        }
+        fprintf(stderr, "rtscope debug: warning: no block list (%s); static "
+                        "closures are counted too\n", s->h->err);
+        return 0;
+    }
+    if (dbg_blocks_sort_check(s->blocks, s->nblocks, s->err,
+                              sizeof(s->err)) != 0)
+        return -1;
+    return 0;
+}
+
 static int dups_visit(void *ctx, const dbg_closure *c, uint64_t parent)
 {
     dups_state *s = ctx;
     hash2 h;
     (void)parent;
+    if (!s->blocks_tried && dups_load_blocks(s) != 0)
+        return 1; /* stop the walk */
     if (!c->mem || !dups_hash(c, &h))
         return 0;
     /* static closures (in the program's data) are shared already */
@@ -209,46 +237,23 @@ static int by_wasted(const void *a, const void *b)
 
 static int debug_dups(const char *target, size_t limit, int gc)
 {
-    dbg_conn c;
-    int r = debug_open(target, &c);
+    debug_session ss;
+    int r = debug_session_open(&ss, target);
     if (r)
         return r;
-    int resume_after = 0;
-    uint64_t *roots = NULL;
-    size_t nroots = 0;
-    dbg_heap h;
-    dbg_heap_init(&h, &c);
-    dups_state s = {0};
-    debug_progress prog;
-    debug_progress_start(&h, &prog);
-    dbg_block *blocks = NULL;
-    if (debug_begin(&c, gc, &resume_after, &roots, &nroots) != 0) {
-        debug_progress_end(&prog);
-        r = debug_fail(c.err);
+    dbg_heap *hp = &ss.heap;
+    dups_state s = {.h = hp};
+    r = debug_session_walk(&ss, gc, dups_visit, &s, 0);
+    if (r)
+        goto done;
+    if (s.err[0]) {
+        r = debug_fail("%s: %s", target, s.err);
         goto done;
     }
-    /* The block list tells heap from static closures. A target without
-     * one (BLOCKS unsupported) is read whole, static closures included. */
-    if (dbg_blocks_read(&c, &blocks, &s.nblocks) == 0)
-        s.blocks = blocks;
-    else if (c.fd < 0 || c.reason == 0) {
-        debug_progress_end(&prog);
-        r = debug_fail(c.err);
-        goto done;
-    } else
-        fprintf(stderr, "rtscope debug: warning: no block list (%s); static "
-                        "closures are counted too\n", c.err);
-    if (dbg_heap_walk(&h, roots, nroots, dups_visit, &s) != 0) {
-        debug_progress_end(&prog);
-        r = debug_fail(c.err);
-        goto done;
-    }
-    debug_progress_end(&prog);
     if (s.nomem) {
         r = debug_fail("out of memory");
         goto done;
     }
-    debug_release(&c, &resume_after);
     /* keep the groups with duplicates, largest waste first */
     size_t m = 0;
     uint64_t dup_closures = 0, dup_bytes = 0;
@@ -263,17 +268,17 @@ static int debug_dups(const char *target, size_t limit, int gc)
     printf("%10s %8s %12s  %s\n", "count", "size", "wasted", "closure");
     for (size_t i = 0; i < m && i < limit; i++) {
         const dup_group *g = &s.slots[i];
-        dbg_info *in = dbg_heap_info(&h, g->info);
+        dbg_info *in = dbg_heap_info(hp, g->info);
         printf("%10" PRIu64 " %8" PRIu32 " %12" PRIu64 "  %s", g->count,
                g->size, wasted(g),
                in ? dbg_closure_type_name(in->type) : "UNKNOWN");
-        const char *con = in ? dbg_heap_con_descr(&h, in) : NULL;
+        const char *con = in ? dbg_heap_con_descr(hp, in) : NULL;
         if (con) {
             char disp[1024];
             dbg_con_display(con, disp, sizeof(disp));
             printf(" %s", disp);
         }
-        char *const *src = in ? dbg_heap_source(&h, in) : NULL;
+        char *const *src = in ? dbg_heap_source(hp, in) : NULL;
         if (src && (src[4][0] || src[5][0]))
             printf("  at%s%s%s%s", src[4][0] ? " " : "", src[4],
                    src[5][0] ? " " : "", src[5]);
@@ -285,15 +290,13 @@ static int debug_dups(const char *target, size_t limit, int gc)
            " bytes could be shared (of %" PRIu64 " bytes in %" PRIu64
            " immutable closures)\n",
            dup_closures, m, dup_bytes, s.candidate_bytes, s.candidates);
-    if (h.unreadable)
+    if (hp->unreadable)
         fprintf(stderr, "rtscope debug: warning: %zu closures or frames could "
-                        "not be read; counts may be low\n", h.unreadable);
+                        "not be read; counts may be low\n", hp->unreadable);
 done:
-    debug_end(&c, resume_after);
-    free(blocks);
+    debug_session_close(&ss);
+    free(s.blocks);
     free(s.slots);
-    free(roots);
-    dbg_heap_free(&h);
     return r;
 }
 

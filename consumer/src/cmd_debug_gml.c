@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 #include "cmd_debug.h"
+#include "debug_session.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -249,38 +250,26 @@ done:
 
 static int debug_gml(const char *target, const char *out, int gc)
 {
-    dbg_conn c;
-    int r = debug_open(target, &c);
+    debug_session ss;
+    int r = debug_session_open(&ss, target);
     if (r)
         return r;
-    int resume_after = 0;
-    uint64_t *roots = NULL;
-    size_t nroots = 0;
-    dbg_heap h;
-    dbg_heap_init(&h, &c);
     gml_state s = {0};
     FILE *f = NULL;
-    debug_progress prog;
-    debug_progress_start(&h, &prog);
-    if (debug_begin(&c, gc, &resume_after, &roots, &nroots) != 0 ||
-        dbg_heap_walk(&h, roots, nroots, gml_visit, &s) != 0) {
-        debug_progress_end(&prog);
-        r = debug_fail(c.err);
+    r = debug_session_walk(&ss, gc, gml_visit, &s, 0);
+    if (r)
         goto done;
-    }
-    debug_progress_end(&prog);
     if (s.nomem) {
         r = debug_fail("out of memory");
         goto done;
     }
-    debug_release(&c, &resume_after);
     f = cli_open_output(out);
     if (!f) {
         r = CLI_EXIT_DATA;
         goto done;
     }
     size_t nn = 0, ne = 0;
-    if (gml_write(f, &h, &s, &nn, &ne) != 0) {
+    if (gml_write(f, &ss.heap, &s, &nn, &ne) != 0) {
         cli_close_output(f, out);
         r = debug_fail("out of memory");
         goto done;
@@ -292,19 +281,18 @@ static int debug_gml(const char *target, const char *out, int gc)
     if (strcmp(out, "-") != 0)
         fprintf(stderr, "rtscope debug: %s: %zu nodes, %zu edges\n", out, nn,
                 ne);
-    if (h.unreadable)
+    if (ss.heap.unreadable)
         fprintf(stderr, "rtscope debug: warning: %zu closures or frames could "
-                        "not be read; counts may be low\n", h.unreadable);
+                        "not be read; counts may be low\n",
+                ss.heap.unreadable);
 done:
-    debug_end(&c, resume_after);
+    debug_session_close(&ss);
     for (size_t i = 0; i < s.ninfos; i++)
         free(s.infos[i].key);
     free(s.infos);
     free(s.refs);
     dbg_u64map_free(&s.slot_of_info);
     dbg_u64map_free(&s.slot_of_addr);
-    free(roots);
-    dbg_heap_free(&h);
     return r;
 }
 

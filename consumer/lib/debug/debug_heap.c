@@ -3,6 +3,7 @@
  * x86_64, non-profiled: a one-word header, thunks one extra word. */
 #define _GNU_SOURCE
 #include "debug_heap.h"
+#include "debug_snap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,13 +120,35 @@ void dbg_u64map_free(dbg_u64map *m)
     memset(m, 0, sizeof(*m));
 }
 
-/* ---- info tables ------------------------------------------------------ */
+/* ---- sources --------------------------------------------------------- */
+
+static void heap_err(dbg_heap *h, const char *msg)
+{
+    snprintf(h->err, sizeof(h->err), "%s", msg);
+}
+
+/* After a source call failed: take its message. */
+static int src_fail(dbg_heap *h)
+{
+    const char *e = h->ops->error(h->src);
+    heap_err(h, e && *e ? e : "heap source failed");
+    return -1;
+}
+
+void dbg_heap_init_source(dbg_heap *h, const dbg_source_ops *ops, void *src)
+{
+    memset(h, 0, sizeof(*h));
+    h->ops = ops;
+    h->src = src;
+}
 
 void dbg_heap_init(dbg_heap *h, dbg_conn *conn)
 {
-    memset(h, 0, sizeof(*h));
+    dbg_heap_init_source(h, &dbg_source_stub, conn);
     h->conn = conn;
 }
+
+/* ---- info tables ------------------------------------------------------ */
 
 void dbg_heap_free(dbg_heap *h)
 {
@@ -139,6 +162,20 @@ void dbg_heap_free(dbg_heap *h)
     memset(h, 0, sizeof(*h));
 }
 
+int dbg_heap_roots(dbg_heap *h, uint64_t **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    return h->ops->roots(h->src, out, n) == 0 ? 0 : src_fail(h);
+}
+
+int dbg_heap_blocks(dbg_heap *h, dbg_block **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    return h->ops->blocks(h->src, out, n) == 0 ? 0 : src_fail(h);
+}
+
 static dbg_info *info_lookup(dbg_heap *h, uint64_t ptr)
 {
     uint64_t v;
@@ -148,12 +185,12 @@ static dbg_info *info_lookup(dbg_heap *h, uint64_t ptr)
 /* Fetch the info tables (and SRTs) of the pointers not yet cached. */
 static int fetch_infos(dbg_heap *h, const uint64_t *ptrs, size_t n)
 {
-    dbg_buf body = {0}, out = {0};
     uint64_t *want = malloc((n ? n : 1) * sizeof(*want));
     size_t nw = 0;
-    int r = -1;
-    if (!want)
+    if (!want) {
+        heap_err(h, "out of memory");
         return -1;
+    }
     dbg_u64map seen = {0};
     for (size_t i = 0; i < n; i++) {
         if (!ptrs[i] || info_lookup(h, ptrs[i]) ||
@@ -163,76 +200,35 @@ static int fetch_infos(dbg_heap *h, const uint64_t *ptrs, size_t n)
         want[nw++] = ptrs[i];
     }
     dbg_u64map_free(&seen);
-    for (size_t start = 0; start < nw; start += 4096) {
-        size_t k = nw - start < 4096 ? nw - start : 4096;
-        body.len = 0;
-        dbg_buf_put16(&body, (uint16_t)k);
-        for (size_t i = 0; i < k; i++)
-            dbg_buf_putptr(&body, want[start + i]);
-        if (dbg_request_ok(h->conn, DBG_CMD_INFO_TABLES, &body, &out) != 0)
-            goto done;
-        if (out.len < k * 20) {
-            snprintf(h->conn->err, sizeof(h->conn->err),
-                     "INFO_TABLES: short reply");
-            goto done;
+    if (h->ninfos + nw > h->capinfos) {
+        size_t nc = (h->ninfos + nw) * 2;
+        dbg_info *ni = realloc(h->infos, nc * sizeof(*ni));
+        if (!ni) {
+            free(want);
+            heap_err(h, "out of memory");
+            return -1;
         }
-        if (h->ninfos + k > h->capinfos) {
-            size_t nc = (h->ninfos + k) * 2;
-            dbg_info *ni = realloc(h->infos, nc * sizeof(*ni));
-            if (!ni)
-                goto done;
-            h->infos = ni;
-            h->capinfos = nc;
-        }
-        if (!h->infos)
-            goto done;
-        for (size_t i = 0; i < k; i++) {
-            const unsigned char *p = out.p + 20 * i + 4;
-            dbg_info *in = &h->infos[h->ninfos];
-            memset(in, 0, sizeof(*in));
-            in->ptr = want[start + i];
-            memcpy(&in->ptrs, p, 4);
-            memcpy(&in->nptrs, p + 4, 4);
-            memcpy(&in->type, p + 8, 4);
-            h->ninfos++;
-            dbg_u64map_put(&h->info_index, in->ptr, h->ninfos);
-        }
-        /* SRTs of functions, thunks and frames */
-        body.len = 0;
-        size_t ns = 0;
-        dbg_buf_put16(&body, 0);
-        for (size_t i = 0; i < k; i++) {
-            dbg_info *in = &h->infos[h->ninfos - k + i];
-            if (type_is_fun(in->type) || type_is_thunk(in->type) ||
-                type_is_frame(in->type)) {
-                dbg_buf_putptr(&body, in->ptr);
-                ns++;
-            } else {
-                in->srt_known = 1;
-            }
-        }
-        if (ns) {
-            uint16_t be = (uint16_t)((ns >> 8) | (ns << 8));
-            memcpy(body.p, &be, 2);
-            if (dbg_request_ok(h->conn, DBG_CMD_SRT, &body, &out) == 0 &&
-                out.len >= ns * 8) {
-                size_t j = 0;
-                for (size_t i = 0; i < k; i++) {
-                    dbg_info *in = &h->infos[h->ninfos - k + i];
-                    if (in->srt_known)
-                        continue;
-                    in->srt = dbg_rdptr(out.p + 8 * j++);
-                    in->srt_known = 1;
-                }
-            }
+        h->infos = ni;
+        h->capinfos = nc;
+    }
+    dbg_info *fresh = h->infos + h->ninfos;
+    for (size_t i = 0; i < nw; i++) {
+        memset(&fresh[i], 0, sizeof(fresh[i]));
+        fresh[i].ptr = want[i];
+    }
+    int r = nw ? h->ops->infos(h->src, want, nw, fresh) : 0;
+    free(want);
+    if (r != 0)
+        return src_fail(h);
+    for (size_t i = 0; i < nw; i++) {
+        fresh[i].srt_known = 1;
+        h->ninfos++;
+        if (dbg_u64map_put(&h->info_index, fresh[i].ptr, h->ninfos) != 0) {
+            heap_err(h, "out of memory");
+            return -1;
         }
     }
-    r = 0;
-done:
-    free(want);
-    dbg_buf_free(&body);
-    dbg_buf_free(&out);
-    return r;
+    return 0;
 }
 
 dbg_info *dbg_heap_info(dbg_heap *h, uint64_t ptr)
@@ -242,7 +238,10 @@ dbg_info *dbg_heap_info(dbg_heap *h, uint64_t ptr)
         return in;
     if (fetch_infos(h, &ptr, 1) != 0)
         return NULL;
-    return info_lookup(h, ptr);
+    in = info_lookup(h, ptr);
+    if (!in)
+        heap_err(h, "no such info table");
+    return in;
 }
 
 const char *dbg_heap_con_descr(dbg_heap *h, dbg_info *info)
@@ -251,7 +250,7 @@ const char *dbg_heap_con_descr(dbg_heap *h, dbg_info *info)
         return NULL;
     if (!info->con_tried) {
         info->con_tried = 1;
-        if (dbg_con_descr(h->conn, info->ptr, &info->con) != 0)
+        if (h->ops->con_descr(h->src, info->ptr, &info->con) != 0)
             info->con = NULL;
     }
     return info->con;
@@ -261,7 +260,7 @@ char *const *dbg_heap_source(dbg_heap *h, dbg_info *info)
 {
     if (!info->src_tried) {
         info->src_tried = 1;
-        if (dbg_source_info(h->conn, info->ptr, info->src, &info->nsrc) != 0)
+        if (h->ops->source_info(h->src, info->ptr, info->src, &info->nsrc) != 0)
             info->nsrc = 0;
     }
     return info->nsrc == DBG_SOURCE_FIELDS ? info->src : NULL;
@@ -346,11 +345,27 @@ static uint64_t word_at(const unsigned char *mem, uint32_t size, size_t i)
     return (i + 1) * WORD <= size ? dbg_rdptr(mem + i * WORD) : 0;
 }
 
+/* The 32-bit half-word at byte offset `off`, 0 beyond the closure. */
+static uint32_t half_at(const unsigned char *mem, uint32_t size, size_t off)
+{
+    uint32_t x = 0;
+    if (off + 4 <= size)
+        memcpy(&x, mem + off, 4);
+    return x;
+}
+
 static void push_words(ptrvec *out, const unsigned char *mem, uint32_t size,
                        size_t first, size_t count)
 {
     for (size_t i = first; i < first + count && (i + 1) * WORD <= size; i++)
         pv_push(out, dbg_rdptr(mem + i * WORD));
+}
+
+/* A bitmap reply (u32be n, n bytes) holds what it says. */
+static int bitmap_ok(const dbg_buf *bm, size_t atleast)
+{
+    return bm->len >= 4 && bm->len >= 4 + (size_t)dbg_rd32(bm->p) &&
+           dbg_rd32(bm->p) >= atleast;
 }
 
 /* Pointers among n payload words at word index `first`, per the argument
@@ -361,35 +376,39 @@ static void push_fun_args(dbg_heap *h, uint64_t fun, const unsigned char *mem,
 {
     if (n == 0)
         return;
-    dbg_buf body = {0}, bm = {0};
-    dbg_buf_putptr(&body, UNTAG(fun));
-    dbg_buf_put16(&body, (uint16_t)n);
-    if (dbg_request_ok(h->conn, DBG_CMD_FUN_BITMAP, &body, &bm) == 0 &&
-        bm.len >= 4 + (size_t)n) {
+    if (n > 0xffff || (first + n) * WORD > size) {
+        h->unreadable++;
+        return;
+    }
+    dbg_buf bm = {0};
+    if (h->ops->fun_bitmap(h->src, UNTAG(fun), (uint16_t)n, &bm) == 0 &&
+        bitmap_ok(&bm, n)) {
+        if (h->rec && dbg_snap_add_fun_bitmap(h->rec, UNTAG(fun), bm.p,
+                                              bm.len) != 0)
+            h->rec_failed = 1;
         for (uint32_t i = 0; i < n; i++)
             if (bm.p[4 + i])
                 pv_push(out, word_at(mem, size, first + i));
     } else {
         h->unreadable++;
     }
-    dbg_buf_free(&body);
     dbg_buf_free(&bm);
 }
 
 /* The pointers of a STACK object: frame by frame from sp, with the bitmaps
- * the stub reads from the frames' info tables. */
+ * the source reads from the frames' info tables. */
 static void decode_stack(dbg_heap *h, uint64_t addr, const unsigned char *mem,
                          uint32_t size, ptrvec *out)
 {
     uint64_t sp = word_at(mem, size, 2);
-    uint32_t stack_words;
-    memcpy(&stack_words, mem + WORD, 4);
+    uint32_t stack_words = half_at(mem, size, WORD);
     uint64_t end = 3 * WORD + (uint64_t)stack_words * WORD;
-    if (end > size || sp < addr + 3 * WORD || sp >= addr + end)
+    if (end > size || sp < addr + 3 * WORD || sp >= addr + end ||
+        (sp - addr) % WORD)
         return;
     uint64_t off = sp - addr;
-    dbg_buf body = {0}, bm = {0};
-    while (off < end) {
+    dbg_buf bm = {0};
+    while (off + WORD <= end) {
         uint64_t finfo = dbg_rdptr(mem + off);
         dbg_info *fi = dbg_heap_info(h, finfo);
         if (!fi) {
@@ -404,30 +423,29 @@ static void decode_stack(dbg_heap *h, uint64_t addr, const unsigned char *mem,
             pv_push(out, word_at(mem, size, off / WORD + 1));
             break;
         }
-        size_t payload = 1, extra = 0;
+        size_t payload = 1;
         if (fi->type == DBG_RET_FUN) {
             pv_push(out, word_at(mem, size, off / WORD + 2));
             payload = 3;
-            extra = 0;
         } else if (!type_is_frame(fi->type)) {
             h->unreadable++;
             break;
         }
-        body.len = 0;
-        dbg_buf_putptr(&body, sp);
-        dbg_buf_put32(&body, (uint32_t)(off - (sp - addr)));
-        if (dbg_request_ok(h->conn, DBG_CMD_STACK_BITMAP, &body, &bm) != 0 ||
-            bm.len < 4 || bm.len < 4 + (size_t)dbg_rd32(bm.p)) {
+        uint32_t rel = (uint32_t)(off - (sp - addr));
+        if (h->ops->stack_bitmap(h->src, sp, rel, &bm) != 0 ||
+            !bitmap_ok(&bm, 0)) {
             h->unreadable++;
             break;
         }
+        if (h->rec && dbg_snap_add_stack_bitmap(h->rec, sp + rel, bm.p,
+                                                bm.len) != 0)
+            h->rec_failed = 1;
         uint32_t n = dbg_rd32(bm.p);
         for (uint32_t i = 0; i < n; i++)
             if (bm.p[4 + i])
                 pv_push(out, word_at(mem, size, off / WORD + payload + i));
-        off += (payload + n + extra) * WORD;
+        off += (payload + n) * WORD;
     }
-    dbg_buf_free(&body);
     dbg_buf_free(&bm);
 }
 
@@ -449,16 +467,14 @@ static void decode(dbg_heap *h, uint64_t addr, dbg_info *in,
             push_words(out, mem, size, 2, 1);
             break;
         case DBG_AP: {
-            uint32_t nargs;
-            memcpy(&nargs, mem + 2 * WORD + 4, 4);
+            uint32_t nargs = half_at(mem, size, 2 * WORD + 4);
             uint64_t fun = word_at(mem, size, 3);
             pv_push(out, fun);
             push_fun_args(h, fun, mem, size, 4, nargs, out);
             break;
         }
         case DBG_PAP: {
-            uint32_t nargs;
-            memcpy(&nargs, mem + WORD + 4, 4);
+            uint32_t nargs = half_at(mem, size, WORD + 4);
             uint64_t fun = word_at(mem, size, 2);
             pv_push(out, fun);
             push_fun_args(h, fun, mem, size, 3, nargs, out);
@@ -507,49 +523,6 @@ typedef struct qent {
     uint64_t addr, parent;
 } qent;
 
-/* CLOSURES for a batch; on a refused address, one at a time, dropping the
- * unreadable ones. Fills out with (size, memory) records and keep[] with
- * 1 for each closure present. */
-static int fetch_closures(dbg_heap *h, const qent *q, size_t n, dbg_buf *out,
-                          unsigned char *keep)
-{
-    dbg_buf body = {0};
-    dbg_buf_put16(&body, (uint16_t)n);
-    for (size_t i = 0; i < n; i++)
-        dbg_buf_putptr(&body, q[i].addr);
-    int st = dbg_request(h->conn, DBG_CMD_CLOSURES, &body, out);
-    if (st == DBG_OKAY) {
-        memset(keep, 1, n);
-        dbg_buf_free(&body);
-        return 0;
-    }
-    if (st != DBG_BAD_COMMAND || h->conn->reason != 3) {
-        dbg_buf_free(&body);
-        return -1;
-    }
-    dbg_buf one = {0};
-    out->len = 0;
-    for (size_t i = 0; i < n; i++) {
-        body.len = 0;
-        dbg_buf_put16(&body, 1);
-        dbg_buf_putptr(&body, q[i].addr);
-        st = dbg_request(h->conn, DBG_CMD_CLOSURES, &body, &one);
-        keep[i] = st == DBG_OKAY;
-        if (st == DBG_OKAY)
-            dbg_buf_put(out, one.p, one.len);
-        else if (st == DBG_BAD_COMMAND)
-            h->unreadable++;
-        else {
-            dbg_buf_free(&one);
-            dbg_buf_free(&body);
-            return -1;
-        }
-    }
-    dbg_buf_free(&one);
-    dbg_buf_free(&body);
-    return 0;
-}
-
 int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
                   dbg_visit_fn fn, void *ctx)
 {
@@ -559,10 +532,12 @@ int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
     dbg_buf out = {0};
     ptrvec ptrs = {0};
     uint64_t *infos = malloc(WALK_BATCH * sizeof(*infos));
+    uint64_t *addrs = malloc(WALK_BATCH * sizeof(*addrs));
     unsigned char *keep = malloc(WALK_BATCH);
     qent *batch = malloc(WALK_BATCH * sizeof(*batch));
     int r = -1, stop = 0;
-    if (!infos || !keep || !batch)
+    heap_err(h, "out of memory");
+    if (!infos || !addrs || !keep || !batch)
         goto done;
 
 #define ENQUEUE(a, par)                                                       \
@@ -592,8 +567,13 @@ int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
         size_t n = qn - qhead < WALK_BATCH ? qn - qhead : WALK_BATCH;
         memcpy(batch, q + qhead, n * sizeof(*batch));
         qhead += n;
-        if (fetch_closures(h, batch, n, &out, keep) != 0)
+        for (size_t i = 0; i < n; i++)
+            addrs[i] = batch[i].addr;
+        if (h->ops->closures(h->src, addrs, n, &out, keep, &h->unreadable) !=
+            0) {
+            src_fail(h);
             goto done;
+        }
         /* info tables of the whole batch at once */
         size_t off = 0, ni = 0;
         for (size_t i = 0; i < n; i++) {
@@ -629,12 +609,21 @@ int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
             }
             /* decode may issue requests that reuse nothing of `out` */
             decode(h, batch[i].addr, in, mem, sz, &ptrs);
-            if (h->conn->fd < 0)
+            if (h->ops->dead(h->src)) {
+                src_fail(h);
                 goto done;
+            }
+            if (h->rec && dbg_snap_add_closure(h->rec, batch[i].addr, mem,
+                                               sz) != 0)
+                h->rec_failed = 1;
+            if (h->rec_failed) {
+                heap_err(h, "out of memory");
+                goto done;
+            }
             in = info_lookup(h, iptr); /* decode may grow the cache */
             dbg_closure c = {.addr = batch[i].addr, .info = in, .size = sz,
-                             .ptrs = ptrs.v, .nptrs = ptrs.n, .mem = mem};
-            if (fn(ctx, &c, batch[i].parent)) {
+                             .mem = mem, .ptrs = ptrs.v, .nptrs = ptrs.n};
+            if (fn && fn(ctx, &c, batch[i].parent)) {
                 stop = 1;
                 break;
             }
@@ -645,14 +634,241 @@ int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
             h->progress(h->progress_ctx, qhead, qn - qhead);
     }
     r = 0;
+    h->err[0] = '\0';
 #undef ENQUEUE
 done:
     dbg_u64map_free(&seen);
     free(q);
     free(ptrs.v);
     free(infos);
+    free(addrs);
     free(keep);
     free(batch);
     dbg_buf_free(&out);
     return r;
 }
+
+/* ---- the stub as a source --------------------------------------------- */
+
+static int stub_roots(void *src, uint64_t **out, size_t *n)
+{
+    dbg_conn *c = src;
+    uint64_t *r1, *r2;
+    size_t n1, n2;
+    if (dbg_ptr_list(c, DBG_CMD_ROOTS, &r1, &n1) != 0)
+        return -1;
+    if (dbg_ptr_list(c, DBG_CMD_SAVED_OBJECTS, &r2, &n2) != 0) {
+        free(r1);
+        return -1;
+    }
+    uint64_t *all = realloc(r1, (n1 + n2 + 1) * sizeof(*all));
+    if (!all) {
+        free(r1);
+        free(r2);
+        snprintf(c->err, sizeof(c->err), "out of memory");
+        return -1;
+    }
+    if (n2)
+        memcpy(all + n1, r2, n2 * sizeof(*all));
+    free(r2);
+    *out = all;
+    *n = n1 + n2;
+    return 0;
+}
+
+/* CLOSURES for a batch; on a refused address, one at a time, dropping the
+ * unreadable ones. */
+static int stub_closures(void *src, const uint64_t *addrs, size_t n,
+                         dbg_buf *out, unsigned char *keep,
+                         size_t *unreadable)
+{
+    dbg_conn *c = src;
+    dbg_buf body = {0};
+    dbg_buf_put16(&body, (uint16_t)n);
+    for (size_t i = 0; i < n; i++)
+        dbg_buf_putptr(&body, addrs[i]);
+    int st = dbg_request(c, DBG_CMD_CLOSURES, &body, out);
+    if (st == DBG_OKAY) {
+        memset(keep, 1, n);
+        dbg_buf_free(&body);
+        return 0;
+    }
+    if (st != DBG_BAD_COMMAND || c->reason != 3) {
+        dbg_buf_free(&body);
+        return -1;
+    }
+    dbg_buf one = {0};
+    out->len = 0;
+    for (size_t i = 0; i < n; i++) {
+        body.len = 0;
+        dbg_buf_put16(&body, 1);
+        dbg_buf_putptr(&body, addrs[i]);
+        st = dbg_request(c, DBG_CMD_CLOSURES, &body, &one);
+        keep[i] = st == DBG_OKAY;
+        if (st == DBG_OKAY)
+            dbg_buf_put(out, one.p, one.len);
+        else if (st == DBG_BAD_COMMAND)
+            (*unreadable)++;
+        else {
+            dbg_buf_free(&one);
+            dbg_buf_free(&body);
+            return -1;
+        }
+    }
+    dbg_buf_free(&one);
+    dbg_buf_free(&body);
+    return 0;
+}
+
+static int stub_infos(void *src, const uint64_t *want, size_t nw,
+                      dbg_info *res)
+{
+    dbg_conn *c = src;
+    dbg_buf body = {0}, out = {0};
+    int r = -1;
+    for (size_t start = 0; start < nw; start += 4096) {
+        size_t k = nw - start < 4096 ? nw - start : 4096;
+        body.len = 0;
+        dbg_buf_put16(&body, (uint16_t)k);
+        for (size_t i = 0; i < k; i++)
+            dbg_buf_putptr(&body, want[start + i]);
+        if (dbg_request_ok(c, DBG_CMD_INFO_TABLES, &body, &out) != 0)
+            goto done;
+        if (out.len < k * 20) {
+            snprintf(c->err, sizeof(c->err), "INFO_TABLES: short reply");
+            goto done;
+        }
+        for (size_t i = 0; i < k; i++) {
+            const unsigned char *p = out.p + 20 * i + 4;
+            dbg_info *in = &res[start + i];
+            memcpy(&in->ptrs, p, 4);
+            memcpy(&in->nptrs, p + 4, 4);
+            memcpy(&in->type, p + 8, 4);
+        }
+        /* SRTs of functions, thunks and frames */
+        body.len = 0;
+        size_t ns = 0;
+        dbg_buf_put16(&body, 0);
+        for (size_t i = 0; i < k; i++) {
+            dbg_info *in = &res[start + i];
+            if (type_is_fun(in->type) || type_is_thunk(in->type) ||
+                type_is_frame(in->type)) {
+                dbg_buf_putptr(&body, in->ptr);
+                ns++;
+            }
+        }
+        if (ns) {
+            body.p[0] = (unsigned char)(ns >> 8);
+            body.p[1] = (unsigned char)ns;
+            if (dbg_request_ok(c, DBG_CMD_SRT, &body, &out) == 0 &&
+                out.len >= ns * 8) {
+                size_t j = 0;
+                for (size_t i = 0; i < k; i++) {
+                    dbg_info *in = &res[start + i];
+                    if (type_is_fun(in->type) || type_is_thunk(in->type) ||
+                        type_is_frame(in->type))
+                        in->srt = dbg_rdptr(out.p + 8 * j++);
+                }
+            } else if (c->fd < 0) {
+                goto done;
+            }
+        }
+    }
+    r = 0;
+done:
+    dbg_buf_free(&body);
+    dbg_buf_free(&out);
+    return r;
+}
+
+static int stub_con_descr(void *src, uint64_t info, char **out)
+{
+    return dbg_con_descr(src, info, out);
+}
+
+static int stub_source_info(void *src, uint64_t info, char *fields[6],
+                            int *nfields)
+{
+    return dbg_source_info(src, info, fields, nfields);
+}
+
+static int stub_stack_bitmap(void *src, uint64_t sp, uint32_t off,
+                             dbg_buf *bm)
+{
+    dbg_buf body = {0};
+    dbg_buf_putptr(&body, sp);
+    dbg_buf_put32(&body, off);
+    int r = dbg_request_ok(src, DBG_CMD_STACK_BITMAP, &body, bm);
+    dbg_buf_free(&body);
+    return r;
+}
+
+static int stub_fun_bitmap(void *src, uint64_t fun, uint16_t n, dbg_buf *bm)
+{
+    dbg_buf body = {0};
+    dbg_buf_putptr(&body, fun);
+    dbg_buf_put16(&body, n);
+    int r = dbg_request_ok(src, DBG_CMD_FUN_BITMAP, &body, bm);
+    dbg_buf_free(&body);
+    return r;
+}
+
+/* BLOCKS: the list of block groups, their memory skipped. */
+static int stub_blocks(void *src, dbg_block **outp, size_t *n)
+{
+    dbg_conn *c = src;
+    dbg_buf out = {0};
+    if (dbg_request_ok(c, DBG_CMD_BLOCKS, NULL, &out) != 0) {
+        dbg_buf_free(&out);
+        return -1;
+    }
+    size_t k = 0, cap = 0, off = 0;
+    dbg_block *v = NULL;
+    while (off + 14 <= out.len) {
+        uint32_t size = dbg_rd32(out.p + off + 10);
+        if (size > out.len - off - 14)
+            break;
+        if (k == cap) {
+            cap = cap ? cap * 2 : 256;
+            dbg_block *nv = realloc(v, cap * sizeof(*nv));
+            if (!nv) {
+                free(v);
+                dbg_buf_free(&out);
+                snprintf(c->err, sizeof(c->err), "out of memory");
+                return -1;
+            }
+            v = nv;
+        }
+        memcpy(&v[k].flags, out.p + off, 2);
+        v[k].start = dbg_rdptr(out.p + off + 2);
+        v[k].size = size;
+        k++;
+        off += 14 + (size_t)size;
+    }
+    int bad = off != out.len;
+    dbg_buf_free(&out);
+    if (bad) {
+        free(v);
+        snprintf(c->err, sizeof(c->err), "BLOCKS: malformed reply");
+        return -1;
+    }
+    *outp = v;
+    *n = k;
+    return 0;
+}
+
+static const char *stub_error(void *src)
+{
+    return ((dbg_conn *)src)->err;
+}
+
+static int stub_dead(void *src)
+{
+    return ((dbg_conn *)src)->fd < 0;
+}
+
+const dbg_source_ops dbg_source_stub = {
+    "stub", stub_roots, stub_closures, stub_infos, stub_con_descr,
+    stub_source_info, stub_stack_bitmap, stub_fun_bitmap, stub_blocks,
+    stub_error, stub_dead,
+};

@@ -1,9 +1,11 @@
-/* debug_heap: the heap of a paused debuggee, read through a dbg_conn:
- * an info-table cache (type, layout, SRT, constructor name, source
+/* debug_heap: the heap of a paused debuggee, read through a heap source
+ * (a live stub connection, or a snapshot file: debug_snap.h): an
+ * info-table cache (type, layout, SRT, constructor name, source
  * information) and closure decoding for GHC 9.0's x86_64 layouts
  * (non-profiled, tables next to code), and a breadth-first walk from the
  * roots that reports every reachable closure once with the closure it was
- * first reached from. */
+ * first reached from. Commands written against dbg_heap work unchanged on
+ * either source. */
 #ifndef RTSCOPE_DEBUG_HEAP_H
 #define RTSCOPE_DEBUG_HEAP_H
 
@@ -61,8 +63,51 @@ int dbg_u64map_put(dbg_u64map *m, uint64_t key, uint64_t val); /* key != 0 */
 int dbg_u64map_get(const dbg_u64map *m, uint64_t key, uint64_t *val);
 void dbg_u64map_free(dbg_u64map *m);
 
+/* A block group of the heap (BLOCKS, without the memory). */
+typedef struct dbg_block {
+    uint16_t flags; /* bdescr flags: BF_LARGE 2, BF_PINNED 4, ... */
+    uint64_t start;
+    uint32_t size; /* bytes */
+} dbg_block;
+
+struct dbg_snap;
+
+/* Where the heap is read from. Every function returns 0, or -1 with a
+ * message that error() returns. Replies use the stub protocol's encodings
+ * (docs/debug-protocol.md), so a source is a heap the stub could serve. */
+typedef struct dbg_source_ops {
+    const char *name; /* "stub" or "snapshot" */
+    /* GC roots followed by the saved objects; caller frees *out. */
+    int (*roots)(void *src, uint64_t **out, size_t *n);
+    /* The closures at addrs (CLOSURES' reply: u32be size, memory, for each
+     * one present) with keep[i] = 1 for each present; an unreadable one is
+     * left out (keep[i] = 0) and counted in *unreadable. */
+    int (*closures)(void *src, const uint64_t *addrs, size_t n, dbg_buf *out,
+                    unsigned char *keep, size_t *unreadable);
+    /* Type, layout and SRT of each info pointer, into out[i] (ptr set by
+     * the caller). */
+    int (*infos)(void *src, const uint64_t *ptrs, size_t n, dbg_info *out);
+    /* Constructor description (*out = NULL if none), source information. */
+    int (*con_descr)(void *src, uint64_t info, char **out);
+    int (*source_info)(void *src, uint64_t info, char *fields[6],
+                       int *nfields);
+    /* STACK_BITMAP / FUN_BITMAP replies (u32be n, n bytes of 0/1). */
+    int (*stack_bitmap)(void *src, uint64_t sp, uint32_t off, dbg_buf *bm);
+    int (*fun_bitmap)(void *src, uint64_t fun, uint16_t n, dbg_buf *bm);
+    /* The heap's block groups; caller frees *out. */
+    int (*blocks)(void *src, dbg_block **out, size_t *n);
+    const char *(*error)(void *src);
+    /* Nonzero once the source can answer nothing more (connection lost). */
+    int (*dead)(void *src);
+} dbg_source_ops;
+
 typedef struct dbg_heap {
-    dbg_conn *conn;
+    dbg_conn *conn;        /* the live connection, NULL for a snapshot */
+    const dbg_source_ops *ops;
+    void *src;
+    char err[512];         /* why the last call failed */
+    struct dbg_snap *rec;  /* if set, what the walk reads is recorded */
+    int rec_failed;
     dbg_info *infos;
     size_t ninfos, capinfos;
     dbg_u64map info_index; /* info ptr -> index + 1 */
@@ -73,10 +118,20 @@ typedef struct dbg_heap {
     void *progress_ctx;
 } dbg_heap;
 
+/* A heap read through a live stub connection. */
 void dbg_heap_init(dbg_heap *h, dbg_conn *conn);
+/* A heap read from any source. */
+void dbg_heap_init_source(dbg_heap *h, const dbg_source_ops *ops, void *src);
 void dbg_heap_free(dbg_heap *h);
+/* The stub connection as a source. */
+extern const dbg_source_ops dbg_source_stub;
 
-/* The info table at `ptr` (fetched and cached); NULL with conn->err set. */
+/* GC roots and saved objects (caller frees); -1 with h->err set. */
+int dbg_heap_roots(dbg_heap *h, uint64_t **out, size_t *n);
+/* The heap's block groups (caller frees); -1 with h->err set. */
+int dbg_heap_blocks(dbg_heap *h, dbg_block **out, size_t *n);
+
+/* The info table at `ptr` (fetched and cached); NULL with h->err set. */
 dbg_info *dbg_heap_info(dbg_heap *h, uint64_t ptr);
 /* Constructor description (GHC's form, "main:Main.Leak"), NULL if not a
  * constructor or unknown. */
@@ -96,9 +151,9 @@ typedef struct dbg_closure {
     uint64_t addr;
     dbg_info *info;
     uint32_t size;      /* bytes */
+    const unsigned char *mem; /* the closure's `size` bytes, as in memory */
     const uint64_t *ptrs; /* untagged pointer fields, in order */
     size_t nptrs;
-    const unsigned char *mem; /* the closure's `size` bytes as read */
 } dbg_closure;
 
 /* Called once per reachable closure in breadth-first order; parent is the
@@ -107,7 +162,7 @@ typedef struct dbg_closure {
 typedef int (*dbg_visit_fn)(void *ctx, const dbg_closure *c, uint64_t parent);
 
 /* Walk the heap from roots (the program must be paused). Returns 0 (also
- * when stopped by the callback) or -1 with conn->err set. */
+ * when stopped by the callback) or -1 with h->err set. */
 int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
                   dbg_visit_fn fn, void *ctx);
 

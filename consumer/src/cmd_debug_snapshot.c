@@ -1,0 +1,104 @@
+/* rtscope debug snapshot TARGET -o FILE: pause, walk the heap once with the
+ * walk's reads recorded (dbg_heap.rec), take the block list, resume, then
+ * add the constructor names and source information of the info tables met
+ * (static data, read with the program running) and write the file
+ * (debug_snap.c; format in docs/debug.md). */
+#define _GNU_SOURCE
+#include "cli.h"
+#include "debug_session.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The socket's name is <pid>-<program> in ghc-debug's directory. */
+static void snap_name_from(dbg_snap *snap, const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char *end;
+    unsigned long long pid = strtoull(base, &end, 10);
+    if (end != base && *end == '-') {
+        snap->pid = pid;
+        base = end + 1;
+    }
+    size_t n = strnlen(base, sizeof(snap->program) - 1);
+    memcpy(snap->program, base, n);
+    snap->program[n] = '\0';
+}
+
+int debug_snapshot_run(const char *target, const char *out, int gc,
+                       int blocks)
+{
+    debug_session ss;
+    dbg_snap snap;
+    dbg_snap_init(&snap);
+    int r = debug_session_open(&ss, target);
+    if (r)
+        return r;
+    if (ss.is_snapshot) {
+        debug_session_close(&ss);
+        return debug_fail("%s: already a snapshot (copy the file)", target);
+    }
+    snap_name_from(&snap, ss.conn.path);
+    ss.heap.rec = &snap;
+    double t0 = now_s();
+    r = debug_session_walk(&ss, gc, NULL, NULL, 1);
+    if (r == 0 && blocks) {
+        dbg_block *b;
+        size_t nb;
+        if (dbg_heap_blocks(&ss.heap, &b, &nb) != 0)
+            r = debug_fail("%s", ss.heap.err);
+        else if (dbg_snap_set_blocks(&snap, b, nb) != 0)
+            r = debug_fail("out of memory");
+        free(b);
+    }
+    debug_session_release(&ss);
+    double paused = now_s() - t0;
+    ss.heap.rec = NULL;
+    if (r)
+        goto done;
+    if (dbg_snap_set_roots(&snap, ss.roots, ss.nroots) != 0) {
+        r = debug_fail("out of memory");
+        goto done;
+    }
+    dbg_heap *h = &ss.heap;
+    for (size_t i = 0; i < h->ninfos; i++) {
+        dbg_info *in = &h->infos[i];
+        const char *con = dbg_heap_con_descr(h, in);
+        char *const *src = dbg_heap_source(h, in);
+        if (dbg_snap_add_info(&snap, in, con, src) != 0) {
+            r = debug_fail("out of memory");
+            goto done;
+        }
+    }
+    dbg_snap_finish(&snap);
+    uint64_t bytes = 0, live = dbg_snap_live_bytes(&snap);
+    if (dbg_snap_write(&snap, out, 3, &bytes) != 0) {
+        r = debug_fail("%s", snap.err);
+        goto done;
+    }
+    printf("snapshot %s: %zu closures, %" PRIu64 " bytes of heap, %zu info "
+           "tables, %zu roots%s; file %" PRIu64 " bytes (%.3f of the heap); "
+           "paused %.3f s\n",
+           out, snap.nclo, live, snap.ninfos, snap.nroots,
+           blocks ? "" : ", no block list", bytes,
+           live ? (double)bytes / (double)live : 0.0, paused);
+    if (h->unreadable)
+        fprintf(stderr, "rtscope debug: warning: %zu closures or frames could "
+                        "not be read; the snapshot has what could\n",
+                h->unreadable);
+done:
+    debug_session_close(&ss);
+    dbg_snap_free(&snap);
+    return r;
+}

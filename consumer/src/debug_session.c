@@ -1,0 +1,139 @@
+/* debug_session: open, pause, walk, release. See debug_session.h. */
+#define _GNU_SOURCE
+#include "debug_session.h"
+
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int debug_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("rtscope debug: ", stderr);
+    vfprintf(stderr, fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized): va_start above */
+    fputc('\n', stderr);
+    va_end(ap);
+    return CLI_EXIT_DATA;
+}
+
+static int open_live(debug_session *s, const char *target)
+{
+    char path[4096], err[512];
+    dbg_conn *c = &s->conn;
+    if (dbg_target_resolve(target, path, sizeof(path), err, sizeof(err)) != 0)
+        return debug_fail("%s", err);
+    if (dbg_connect(c, path) != 0)
+        return debug_fail("%s", c->err);
+    uint32_t v;
+    if (dbg_version(c, &v) != 0) {
+        int r = debug_fail("%s", c->err);
+        dbg_close(c);
+        return r;
+    }
+    if (v != DBG_SNAP_GHC) {
+        dbg_close(c);
+        return debug_fail("%s: the debuggee's stub reports version %u; "
+                          "rtscope debug reads GHC 9.0.2 heaps (version 902)",
+                          path, v);
+    }
+    dbg_heap_init(&s->heap, c);
+    return 0;
+}
+
+int debug_session_open(debug_session *s, const char *target)
+{
+    memset(s, 0, sizeof(*s));
+    s->conn.fd = -1;
+    snprintf(s->target, sizeof(s->target), "%s", target);
+    struct stat st;
+    if (stat(target, &st) == 0 && S_ISREG(st.st_mode)) {
+        if (!dbg_snap_file_is_snapshot(target))
+            return debug_fail("%s: offset 0: not an rtscope snapshot (no "
+                              "snapshot magic) and not a debug socket",
+                              target);
+        if (dbg_snap_load_file(&s->snap, target) != 0)
+            return debug_fail("%s: %s", target, s->snap.err);
+        s->is_snapshot = 1;
+        dbg_heap_init_source(&s->heap, &dbg_source_snap, &s->snap);
+        return 0;
+    }
+    return open_live(s, target);
+}
+
+/* Progress of a long walk, on a terminal only: one line rewritten. */
+typedef struct debug_progress {
+    size_t shown;
+    int active;
+} debug_progress;
+
+static void progress_cb(void *ctx, size_t visited, size_t queued)
+{
+    debug_progress *p = ctx;
+    if (visited - p->shown < 200000)
+        return;
+    p->shown = visited;
+    p->active = 1;
+    fprintf(stderr, "\rrtscope debug: %zu closures read, %zu queued...",
+            visited, queued);
+    fflush(stderr);
+}
+
+/* Pause for an inspection; resume_after = 1 if we paused it. */
+static int pause_live(debug_session *s, int gc)
+{
+    int already = 0;
+    if (dbg_pause(&s->conn, gc, &already) != 0)
+        return -1;
+    s->resume_after = !already;
+    if (already && dbg_stay_paused(&s->conn, 1) != 0) /* leave it as found */
+        return -1;
+    return 0;
+}
+
+int debug_session_walk(debug_session *s, int gc, dbg_visit_fn fn, void *ctx,
+                       int hold)
+{
+    debug_progress prog = {0};
+    if (isatty(STDERR_FILENO)) {
+        s->heap.progress = progress_cb;
+        s->heap.progress_ctx = &prog;
+    }
+    int r = 0;
+    if (!s->is_snapshot && pause_live(s, gc) != 0)
+        r = debug_fail("%s", s->conn.err);
+    else if (dbg_heap_roots(&s->heap, &s->roots, &s->nroots) != 0 ||
+             dbg_heap_walk(&s->heap, s->roots, s->nroots, fn, ctx) != 0)
+        r = s->is_snapshot ? debug_fail("%s: %s", s->target, s->heap.err)
+                           : debug_fail("%s", s->heap.err);
+    if (prog.active)
+        fprintf(stderr, "\r\033[K");
+    s->heap.progress = NULL;
+    if (!hold)
+        debug_session_release(s);
+    return r;
+}
+
+/* Let the program go as soon as the heap is read: what follows (constructor
+ * names, source locations) is static data the stub reads unpaused. */
+void debug_session_release(debug_session *s)
+{
+    if (s->resume_after && s->conn.fd >= 0)
+        dbg_resume(&s->conn, NULL);
+    s->resume_after = 0;
+}
+
+void debug_session_close(debug_session *s)
+{
+    debug_session_release(s);
+    dbg_close(&s->conn);
+    dbg_heap_free(&s->heap);
+    dbg_snap_free(&s->snap);
+    free(s->roots);
+    s->roots = NULL;
+}

@@ -1,0 +1,50 @@
+/* debug_session: what every `rtscope debug` inspection does, on a live
+ * program or a snapshot file: open the TARGET, then pause (live only),
+ * read the roots, walk the heap with progress on a terminal, and let the
+ * program go as soon as the heap is read. Commands are written against
+ * the dbg_heap this gives them and work unchanged on either. */
+#ifndef RTSCOPE_DEBUG_SESSION_H
+#define RTSCOPE_DEBUG_SESSION_H
+
+#include "debug_client.h"
+#include "debug_heap.h"
+#include "debug_snap.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct debug_session {
+    char target[4096];
+    int is_snapshot;
+    dbg_conn conn;     /* live */
+    dbg_snap snap;     /* snapshot */
+    dbg_heap heap;
+    int resume_after;  /* we paused it: resume when done */
+    uint64_t *roots;
+    size_t nroots;
+} debug_session;
+
+/* "rtscope debug: MSG" on stderr; returns CLI_EXIT_DATA. */
+int debug_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Open TARGET: a snapshot file (known by its magic) or a live stub (a
+ * socket path, pid or program name), checking the stub's version. Returns
+ * 0, or an exit status with the error printed. */
+int debug_session_open(debug_session *s, const char *target);
+
+/* Pause (after a major GC if gc; a program paused already stays so), read
+ * the roots and walk the heap calling fn (may be NULL) for each reachable
+ * closure. Unless hold, the program is resumed once the heap is read.
+ * Returns 0, or an exit status with the error printed. */
+int debug_session_walk(debug_session *s, int gc, dbg_visit_fn fn, void *ctx,
+                       int hold);
+/* Resume now if the session paused the program. */
+void debug_session_release(debug_session *s);
+/* Resume if needed, disconnect, free everything. */
+void debug_session_close(debug_session *s);
+
+/* rtscope debug snapshot (cmd_debug_snapshot.c): returns an exit status. */
+int debug_snapshot_run(const char *target, const char *out, int gc,
+                       int blocks);
+
+#endif

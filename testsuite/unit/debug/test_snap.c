@@ -1,0 +1,192 @@
+/* Unit tests of debug snapshots (consumer/lib/debug/debug_snap.c): write
+ * and load back, the walk over a loaded snapshot, and the loader on
+ * truncated, corrupted and foreign input. */
+#define _GNU_SOURCE
+#include "debug_heap.h"
+#include "debug_snap.h"
+#include "snap_fixture.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+TCase *snap_tcase(void);
+
+/* The fixture written to a temporary file and read back into memory. */
+static unsigned char *fixture_file(size_t *len)
+{
+    dbg_snap s;
+    dbg_snap_init(&s);
+    ck_assert_int_eq(snapfix_build(&s), 0);
+    char path[] = "/tmp/rtscope-snap-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    uint64_t bytes = 0;
+    ck_assert_msg(dbg_snap_write(&s, path, 3, &bytes) == 0, "%s", s.err);
+    dbg_snap_free(&s);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    unsigned char *p = malloc(bytes);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq(fread(p, 1, bytes, f), bytes);
+    fclose(f);
+    unlink(path);
+    *len = (size_t)bytes;
+    return p;
+}
+
+typedef struct walk_acc {
+    size_t n, bytes, leaks;
+    dbg_heap *h;
+    uint64_t parent_of_static;
+} walk_acc;
+
+static int count_visit(void *ctx, const dbg_closure *c, uint64_t parent)
+{
+    walk_acc *a = ctx;
+    a->n++;
+    a->bytes += c->size;
+    const char *con = dbg_heap_con_descr(a->h, c->info);
+    if (con && dbg_con_matches(con, "Leak"))
+        a->leaks++;
+    if (c->addr == SNAPFIX_STATIC)
+        a->parent_of_static = parent;
+    ck_assert_ptr_nonnull(c->mem);
+    return 0;
+}
+
+static void walk(dbg_snap *s, walk_acc *a, dbg_heap *h)
+{
+    dbg_heap_init_source(h, &dbg_source_snap, s);
+    memset(a, 0, sizeof(*a));
+    a->h = h;
+    uint64_t *roots;
+    size_t n;
+    ck_assert_int_eq(dbg_heap_roots(h, &roots, &n), 0);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_msg(dbg_heap_walk(h, roots, n, count_visit, a) == 0, "%s",
+                  h->err);
+    free(roots);
+}
+
+START_TEST(snap_roundtrip)
+{
+    size_t len;
+    unsigned char *p = fixture_file(&len);
+    ck_assert(dbg_snap_is_snapshot(p, len));
+    dbg_snap s;
+    ck_assert_msg(dbg_snap_load_mem(&s, p, len, 0) == 0, "%s", s.err);
+    ck_assert_uint_eq(s.nclo, SNAPFIX_CLOSURES);
+    ck_assert_uint_eq(dbg_snap_live_bytes(&s), SNAPFIX_BYTES);
+    ck_assert_uint_eq(s.nblocks, 1);
+    ck_assert_uint_eq(s.blocks[0].start, SNAPFIX_HEAP);
+    dbg_heap h;
+    walk_acc a;
+    walk(&s, &a, &h);
+    /* everything, through the PAP's bitmap and the stack's frames */
+    ck_assert_uint_eq(a.n, SNAPFIX_CLOSURES);
+    ck_assert_uint_eq(a.bytes, SNAPFIX_BYTES);
+    ck_assert_uint_eq(a.leaks, 1);
+    ck_assert_uint_eq(h.unreadable, 0);
+    /* the static is reached from the thunk's SRT, the thunk from the stack */
+    ck_assert_uint_eq(a.parent_of_static, SNAPFIX_HEAP + 0x30);
+    dbg_info *in = dbg_heap_info(&h, 0x401200);
+    ck_assert_ptr_nonnull(in);
+    char *const *src = dbg_heap_source(&h, in);
+    ck_assert_ptr_nonnull(src);
+    ck_assert_str_eq(src[5], "Fix.hs:5:7-9");
+    dbg_block *b;
+    size_t nb;
+    ck_assert_int_eq(dbg_heap_blocks(&h, &b, &nb), 0);
+    ck_assert_uint_eq(nb, 1);
+    free(b);
+    dbg_heap_free(&h);
+    dbg_snap_free(&s);
+    free(p);
+}
+END_TEST
+
+/* The fixture as recorded (not written) serves the same walk. */
+START_TEST(snap_in_memory)
+{
+    dbg_snap s;
+    dbg_snap_init(&s);
+    ck_assert_int_eq(snapfix_build(&s), 0);
+    dbg_heap h;
+    walk_acc a;
+    walk(&s, &a, &h);
+    ck_assert_uint_eq(a.n, SNAPFIX_CLOSURES);
+    dbg_heap_free(&h);
+    dbg_snap_free(&s);
+}
+END_TEST
+
+START_TEST(snap_truncated)
+{
+    size_t len;
+    unsigned char *p = fixture_file(&len);
+    for (size_t n = 0; n < len; n++) {
+        dbg_snap s;
+        unsigned char *cut = malloc(n ? n : 1);
+        memcpy(cut, p, n);
+        ck_assert_msg(dbg_snap_load_mem(&s, cut, n, 0) != 0,
+                      "truncated to %zu bytes but loaded", n);
+        ck_assert_msg(strncmp(s.err, "offset ", 7) == 0, "%zu: %s", n, s.err);
+        free(cut);
+    }
+    free(p);
+}
+END_TEST
+
+START_TEST(snap_flipped)
+{
+    size_t len;
+    unsigned char *p = fixture_file(&len);
+    for (size_t i = 0; i < len; i++) {
+        dbg_snap s;
+        p[i] ^= 0x21;
+        int r = dbg_snap_load_mem(&s, p, len, 0);
+        p[i] ^= 0x21;
+        ck_assert_msg(r != 0, "byte %zu flipped but loaded", i);
+        ck_assert_msg(s.err[0] != '\0', "byte %zu: no message", i);
+    }
+    free(p);
+}
+END_TEST
+
+START_TEST(snap_foreign)
+{
+    dbg_snap s;
+    static const unsigned char elf[] = "\177ELF\2\1\1\0\0\0\0\0\0\0\0\0";
+    ck_assert(!dbg_snap_is_snapshot(elf, sizeof(elf)));
+    ck_assert_int_ne(dbg_snap_load_mem(&s, elf, sizeof(elf), 0), 0);
+    ck_assert(strstr(s.err, "not an rtscope snapshot") != NULL);
+    size_t len;
+    unsigned char *p = fixture_file(&len);
+    /* version 2: refused by version before anything else */
+    p[8] = 2;
+    ck_assert_int_ne(dbg_snap_load_mem(&s, p, len, 0), 0);
+    ck_assert_msg(strstr(s.err, "format version 2") != NULL, "%s", s.err);
+    p[8] = 1;
+    /* a bound on the decompressed size is kept */
+    ck_assert_int_ne(dbg_snap_load_mem(&s, p, len, 64), 0);
+    ck_assert_msg(strstr(s.err, "more than allowed") != NULL, "%s", s.err);
+    ck_assert_int_eq(dbg_snap_load_mem(&s, p, len, 0), 0);
+    dbg_snap_free(&s);
+    free(p);
+}
+END_TEST
+
+TCase *snap_tcase(void)
+{
+    TCase *tc = tcase_create("snapshot");
+    tcase_add_test(tc, snap_roundtrip);
+    tcase_add_test(tc, snap_in_memory);
+    tcase_add_test(tc, snap_truncated);
+    tcase_add_test(tc, snap_flipped);
+    tcase_add_test(tc, snap_foreign);
+    return tc;
+}
