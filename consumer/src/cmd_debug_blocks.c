@@ -60,7 +60,7 @@ static int blocks_load(blocks_state *s)
     }
     if (dbg_blocks_sort_check(s->all, s->nall, s->err, sizeof(s->err)) != 0)
         return -1;
-    s->pinned = malloc((s->nall ? s->nall : 1) * sizeof(*s->pinned));
+    s->pinned = calloc(s->nall ? s->nall : 1, sizeof(*s->pinned));
     s->groups = calloc(s->nall ? s->nall : 1, sizeof(*s->groups));
     if (!s->pinned || !s->groups) {
         snprintf(s->err, sizeof(s->err), "out of memory");
@@ -117,6 +117,8 @@ static void print_size(uint64_t bytes)
 
 static int bucket_of(uint64_t live, uint64_t size)
 {
+    if (size == 0) /* never: the list was checked */
+        return 0;
     int b = (int)(live * BLOCKS_BUCKETS / size);
     return b >= BLOCKS_BUCKETS ? BLOCKS_BUCKETS - 1 : b;
 }
