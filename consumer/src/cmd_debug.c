@@ -5,6 +5,7 @@
  * snapshot. Every inspection runs on a live program or a snapshot file. */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "cmd_debug.h"
 #include "debug_client.h"
 #include "debug_heap.h"
 #include "debug_session.h"
@@ -29,6 +30,9 @@ static const char debug_usage[] =
     "       rtscope debug retainers TARGET (--constructor NAME | --info ADDR |\n"
     "                                       --address ADDR) [--limit K] [--no-gc]\n"
     "       rtscope debug snapshot TARGET -o FILE [--no-gc] [--no-blocks]\n"
+    "       rtscope debug blocks TARGET [--sample N] [--no-gc]\n"
+    "       rtscope debug dups TARGET [--limit N] [--no-gc]\n"
+    "       rtscope debug gml TARGET -o FILE [--no-gc]\n"
     "\n"
     "Talk to the debug stub of a running program (started with\n"
     "+RTS --debug-stub, GHC_DEBUG_SOCKET or rts_debugStubStart; see\n"
@@ -37,8 +41,9 @@ static const char debug_usage[] =
     "TARGET is the stub's socket path, or the pid of a program whose socket\n"
     "is in $XDG_DATA_HOME/ghc-debug/debuggee/sockets (default\n"
     "~/.local/share/...), named <pid>-<program>, or the program's name when\n"
-    "one live debuggee has it, or a snapshot file (census, thunks and\n"
-    "retainers read it as they read the live heap; pause and resume refuse it).\n"
+    "one live debuggee has it, or a snapshot file (census, thunks,\n"
+    "retainers, blocks, dups and gml read it as they read the live heap;\n"
+    "blocks needs its block list; pause and resume refuse it).\n"
     "\n"
     "  list        the debuggees in the socket directory: pid, program,\n"
     "              live or dead (a socket left by a program that is gone)\n"
@@ -69,10 +74,11 @@ static const char debug_usage[] =
     "              then write FILE (zstd-compressed; docs/debug.md)\n"
     "    -o, --output FILE  where to write it\n"
     "    --no-blocks        leave out the block list (a shorter pause)\n"
-    "  --no-gc     census/thunks/retainers/snapshot: pause at once, without a\n"
-    "              major GC first (no effect on a snapshot)\n"
+DEBUG_BLOCKS_HELP DEBUG_DUPS_HELP DEBUG_GML_HELP
+    "  --no-gc     census/thunks/retainers/snapshot/blocks/dups/gml: pause at\n"
+    "              once, without a major GC first (no effect on a snapshot)\n"
     "\n"
-    "A program that census or retainers paused is resumed when rtscope\n"
+    "A program that a command paused is resumed when rtscope\n"
     "ends, however it ends; one that was paused already stays paused.\n"
     "exit status: 0 ok, 1 no debuggee or an error reply, 2 usage\n";
 
@@ -361,7 +367,7 @@ static int ret_visit(void *ctx, const dbg_closure *c, uint64_t parent)
     return 0;
 }
 
-static void ret_print_closure(dbg_heap *h, uint64_t addr, uint64_t infoptr,
+void debug_print_closure(dbg_heap *h, uint64_t addr, uint64_t infoptr,
                               int root)
 {
     dbg_info *in = dbg_heap_info(h, infoptr);
@@ -388,7 +394,7 @@ static void ret_print_closure(dbg_heap *h, uint64_t addr, uint64_t infoptr,
 
 /* The path from a root to `addr`, target first, into *path (realloc'd).
  * Returns its length, 0 when out of memory. */
-static size_t ret_path(const dbg_u64map *parent, uint64_t addr,
+size_t debug_retainer_path(const dbg_u64map *parent, uint64_t addr,
                        uint64_t **path)
 {
     size_t n = 0, cap = 0;
@@ -440,7 +446,7 @@ static int debug_retainers(const char *target, const char *name,
         goto done;
     }
     for (size_t k = 0; k < s.nfound; k++) {
-        size_t n = ret_path(&s.parent, s.found[k], &path);
+        size_t n = debug_retainer_path(&s.parent, s.found[k], &path);
         if (n == 0) {
             r = debug_fail("out of memory");
             goto done;
@@ -449,7 +455,7 @@ static int debug_retainers(const char *target, const char *name,
         for (size_t i = n; i-- > 0;) {
             uint64_t iptr = 0;
             dbg_u64map_get(&s.info, path[i], &iptr);
-            ret_print_closure(h, path[i], iptr, i == n - 1);
+            debug_print_closure(h, path[i], iptr, i == n - 1);
         }
     }
 done:
@@ -468,6 +474,12 @@ static int debug_run(int argc, char **argv)
     if (argc < 2)
         return cli_usage_error(&cli_cmd_debug, "missing a debug command");
     const char *sub = argv[1];
+    if (strcmp(sub, "blocks") == 0)
+        return debug_blocks_run(argc - 1, argv + 1);
+    if (strcmp(sub, "dups") == 0)
+        return debug_dups_run(argc - 1, argv + 1);
+    if (strcmp(sub, "gml") == 0)
+        return debug_gml_run(argc - 1, argv + 1);
     static const struct option longopts[] = {
         {"by", required_argument, NULL, 'b'},
         {"constructor", required_argument, NULL, 'c'},

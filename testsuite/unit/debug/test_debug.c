@@ -207,6 +207,7 @@ START_TEST(type_names)
 }
 END_TEST
 
+void test_debug_blocks_add(TCase *tc); /* test_debug_blocks.c */
 TCase *snap_tcase(void); /* test_snap.c */
 
 int main(void)
@@ -221,6 +222,7 @@ int main(void)
     tcase_add_test(tc, targets);
     tcase_add_test(tc, u64map);
     tcase_add_test(tc, type_names);
+    test_debug_blocks_add(tc);
     suite_add_tcase(s, tc);
     suite_add_tcase(s, snap_tcase());
     SRunner *sr = srunner_create(s);
