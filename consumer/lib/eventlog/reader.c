@@ -17,6 +17,7 @@
 #include "rtscope/eventlog.h"
 
 #include "bytes.h"
+#include "decoder_impl.h"
 #include "source.h"
 
 #include <errno.h>
@@ -69,6 +70,15 @@ static int reader_deliver(void *p, el_event *ev)
     return rc->sink(rc->ctx, ev, rc->types);
 }
 
+/* Pass over the unwanted events at the front of `dec`'s input that come
+ * before (bound_ts, bound_offset); see Note [Skipping unwanted events]. */
+static void reader_skip(reader_ctx *rc, el_decoder *dec, uint64_t bound_ts,
+                        uint64_t bound_offset)
+{
+    rc->events += decoder_skip(dec, rc->wanted, rc->counts, bound_ts,
+                               bound_offset, &rc->last_ts);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Streams (pipes, sockets).                                               */
 
@@ -119,10 +129,15 @@ static el_status reader_run_stream(source *src, const el_reader_opts *opts,
             res->bytes += (uint64_t)n;
             el_decoder_input(dec, buf, (size_t)n);
             el_status st;
-            while ((st = el_decoder_next(dec, &ev)) == EL_FRAME ||
-                   st == EL_END) {
+            for (;;) {
+                /* Unwanted events are only counted: they need no place
+                 * in the merge. */
+                reader_skip(rc, dec, UINT64_MAX, UINT64_MAX);
+                st = el_decoder_next(dec, &ev);
                 if (st == EL_END)
                     continue;
+                if (st != EL_FRAME)
+                    break;
                 int stop;
                 if (merge) {
                     el_status ms = el_merge_push(merge, &ev);
@@ -279,6 +294,12 @@ static int file_walk_item(file_run *fr, uint64_t pos, walk_item *it)
     it->kind = WALK_EVENT;
     it->len = head + (size == EL_SIZE_VARIABLE ? bytes_get_u16(b + 10) : size);
     return 0;
+}
+
+static int cursor_before(const cursor *a, const cursor *b)
+{
+    return a->head.ts < b->head.ts ||
+           (a->head.ts == b->head.ts && a->head.offset < b->head.offset);
 }
 
 static void file_note_truncated(file_run *fr, uint64_t at)
@@ -490,15 +511,18 @@ static el_status reader_run_file(source *src, reader_ctx *rc,
             goto out;
     }
     for (;;) {
-        cursor *best = NULL;
+        /* The cursor whose head comes first, and the one after it. */
+        cursor *best = NULL, *next = NULL;
         for (unsigned i = 0; i < ncur; i++) {
             cursor *c = &cur[i];
             if (!c->has_head)
                 continue;
-            if (!best || c->head.ts < best->head.ts ||
-                (c->head.ts == best->head.ts &&
-                 c->head.offset < best->head.offset))
+            if (!best || cursor_before(c, best)) {
+                next = best;
                 best = c;
+            } else if (!next || cursor_before(c, next)) {
+                next = c;
+            }
         }
         if (!best)
             break;
@@ -507,6 +531,9 @@ static el_status reader_run_file(source *src, reader_ctx *rc,
                 ret = EL_ERR_FORMAT;
             goto out;
         }
+        if (rc->wanted)
+            reader_skip(rc, best->dec, next ? next->head.ts : UINT64_MAX,
+                        next ? next->head.offset : UINT64_MAX);
         ret = cursor_next(&fr, best, err);
         if (ret != EL_OK)
             goto out;
