@@ -379,9 +379,11 @@ static el_status decoder_next_event(el_decoder *dec, el_event *ev)
  * takes events the general path would have passed through unchanged (whole,
  * declared, inside the current block, not a block marker), so framing
  * errors and truncation are still found, at the same offsets, by
- * el_decoder_next(). The bound keeps the order exact for the file reader's
- * per-capability cursors: an event is skipped only if it would have been
- * released before the other cursors' heads anyway.
+ * el_decoder_next(). Skipped events are never delivered, so their order
+ * among other streams' events does not matter; what the file reader must
+ * keep exact is when an error after them is reported (see Note [Errors
+ * after skipped events] in reader.c), so decoder_skip tells where the last
+ * skipped event was. The bound lets a caller stop at a point in the order.
  */
 /* Note [Predicted event lengths]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -414,7 +416,8 @@ static void decoder_skip_table(el_decoder *dec, const uint8_t *wanted)
 
 uint64_t decoder_skip(el_decoder *dec, const uint8_t *wanted,
                       uint64_t *counts, uint64_t bound_ts,
-                      uint64_t bound_offset, uint64_t *max_ts)
+                      uint64_t bound_offset, uint64_t *max_ts,
+                      uint64_t *last_ts, uint64_t *last_offset)
 {
     if (!wanted || dec->state != ST_DATA || dec->pend_len)
         return 0;
@@ -431,7 +434,8 @@ uint64_t decoder_skip(el_decoder *dec, const uint8_t *wanted,
         if (room < lim - pos)
             lim = pos + (size_t)room;
     }
-    uint64_t n = 0, mx = *max_ts;
+    uint64_t n = 0, mx = *max_ts, ts = 0;
+    size_t last = pos;
     size_t g0 = dec->skip_guess[0], g1 = dec->skip_guess[1],
            g2 = dec->skip_guess[2];
     while (lim - pos >= 12) {
@@ -446,11 +450,13 @@ uint64_t decoder_skip(el_decoder *dec, const uint8_t *wanted,
             total = 12u + (size_t)bytes_get_u16(p + 10);
         if (total > lim - pos)
             break;
-        uint64_t ts = bytes_get_u64(p + 2);
-        if (ts > bound_ts || (ts == bound_ts && base + pos >= bound_offset))
+        uint64_t t = bytes_get_u64(p + 2);
+        if (t > bound_ts || (t == bound_ts && base + pos >= bound_offset))
             break;
-        if (ts > mx)
-            mx = ts;
+        ts = t;
+        last = pos;
+        if (t > mx)
+            mx = t;
         if (counts)
             counts[p[1]]++;
         n++;
@@ -471,6 +477,10 @@ uint64_t decoder_skip(el_decoder *dec, const uint8_t *wanted,
     dec->skip_guess[0] = g0;
     dec->skip_guess[1] = g1;
     dec->skip_guess[2] = g2;
+    if (n) {
+        *last_ts = ts;
+        *last_offset = base + last;
+    }
     dec->offset += pos - dec->in_pos;
     dec->in_pos = pos;
     *max_ts = mx;
