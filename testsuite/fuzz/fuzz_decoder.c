@@ -64,8 +64,8 @@ static el_status count_pass(const uint8_t *data, size_t size, size_t chunk,
         el_decoder_input(dec, data + at, n);
         for (;;) {
             if (wanted)
-                decoder_skip(dec, wanted, skip_counts, UINT64_MAX,
-                             UINT64_MAX, &max_ts, &last_ts, &last_off);
+                decoder_skip(dec, wanted, skip_counts, &max_ts, &last_ts,
+                             &last_off);
             st = el_decoder_next(dec, &ev);
             if (st == EL_FRAME)
                 count_type(c, ev.type);

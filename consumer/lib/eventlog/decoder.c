@@ -375,7 +375,7 @@ static el_status decoder_next_event(el_decoder *dec, el_event *ev)
  * events). Handing each of them out through el_decoder_next(), the merge
  * and the sink callback costs several calls per event; decoder_skip()
  * instead walks them in one tight loop: one load from the type table, one
- * from `wanted`, one counter increment, and the timestamp check. It only
+ * from `wanted`, one counter increment, the largest timestamp. It only
  * takes events the general path would have passed through unchanged (whole,
  * declared, inside the current block, not a block marker), so framing
  * errors and truncation are still found, at the same offsets, by
@@ -383,7 +383,7 @@ static el_status decoder_next_event(el_decoder *dec, el_event *ev)
  * among other streams' events does not matter; what the file reader must
  * keep exact is when an error after them is reported (see Note [Errors
  * after skipped events] in reader.c), so decoder_skip tells where the last
- * skipped event was. The bound lets a caller stop at a point in the order.
+ * skipped event was.
  */
 /* Note [Predicted event lengths]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -415,8 +415,7 @@ static void decoder_skip_table(el_decoder *dec, const uint8_t *wanted)
 }
 
 uint64_t decoder_skip(el_decoder *dec, const uint8_t *wanted,
-                      uint64_t *counts, uint64_t bound_ts,
-                      uint64_t bound_offset, uint64_t *max_ts,
+                      uint64_t *counts, uint64_t *max_ts,
                       uint64_t *last_ts, uint64_t *last_offset)
 {
     if (!wanted || dec->state != ST_DATA || dec->pend_len)
@@ -451,8 +450,6 @@ uint64_t decoder_skip(el_decoder *dec, const uint8_t *wanted,
         if (total > lim - pos)
             break;
         uint64_t t = bytes_get_u64(p + 2);
-        if (t > bound_ts || (t == bound_ts && base + pos >= bound_offset))
-            break;
         ts = t;
         last = pos;
         if (t > mx)

@@ -76,9 +76,8 @@ static int reader_deliver(void *p, el_event *ev)
 static void reader_skip(reader_ctx *rc, el_decoder *dec, uint64_t *last_ts,
                         uint64_t *last_offset)
 {
-    rc->events += decoder_skip(dec, rc->wanted, rc->counts, UINT64_MAX,
-                               UINT64_MAX, &rc->last_ts, last_ts,
-                               last_offset);
+    rc->events += decoder_skip(dec, rc->wanted, rc->counts, &rc->last_ts,
+                               last_ts, last_offset);
 }
 
 /* ---------------------------------------------------------------------- */
