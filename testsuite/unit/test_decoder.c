@@ -925,6 +925,177 @@ START_TEST(test_reader_missing_file)
 }
 END_TEST
 
+/* What a sink sees: the sequence of delivered events and every count. */
+typedef struct seen {
+    recs evs;
+    uint64_t counts[65536];
+} seen;
+
+static int seen_sink(void *ctx, const el_event *ev, const el_typetab *t)
+{
+    (void)t;
+    return recs_add(&((seen *)ctx)->evs, (el_event *)ev);
+}
+
+/* Two capabilities' interleaved blocks full of events a filtered sink does
+ * not want (fixed, variable-size, and a type above 255), with wanted ones
+ * among them, some at equal timestamps across caps. */
+static void build_mixed(elbuild *b, int corrupt)
+{
+    static const uint16_t extra[2][2] = {{300, 6}, {4000, EL_SIZE_VARIABLE}};
+    elbuild p;
+    eb_init(b);
+    eb_header_std(b, 2, extra);
+    eb_init(&p);
+    eb_u32(&p, 7);
+    eb_u16(&p, 1);
+    eb_u32(&p, 0);
+    for (int blk = 0; blk < 6; blk++) {
+        uint16_t cap = (uint16_t)(blk % 2);
+        uint64_t t0 = 1000u * (uint64_t)(blk / 2);
+        eb_block_begin(b, cap, t0);
+        for (int i = 0; i < 40; i++) {
+            uint64_t ts = t0 + 10u * (uint64_t)i + (cap && i % 3 ? 5 : 0);
+            if (corrupt && blk == 3 && i == 30) {
+                eb_event(b, 250, ts, NULL, 0); /* not declared */
+                continue;
+            }
+            if (corrupt && blk == 3 && i >= 15 && i < 30) {
+                /* a long unwanted run before it, while cap 0 has
+                 * wanted events at the same times */
+                eb_event(b, EL_RUN_THREAD, ts, p.buf, 4);
+                continue;
+            }
+            switch ((i + blk) % 7) {
+            case 0: eb_event(b, EL_RUN_THREAD, ts, p.buf, 4); break;
+            case 1: eb_event(b, EL_STOP_THREAD, ts, p.buf, 10); break;
+            case 2: eb_event(b, EL_GC_START, ts, NULL, 0); break;
+            case 3: eb_event(b, 300, ts, p.buf, 6); break;
+            case 4: eb_var_event(b, EL_USER_MSG, ts, "msg", 3); break;
+            case 5: eb_var_event(b, 4000, ts, "xy", 2); break;
+            default: eb_var_event(b, EL_USER_MARKER, ts, "hello", 5); break;
+            }
+        }
+        eb_block_end(b, t0 + 999);
+    }
+    eb_data_end(b);
+    eb_free(&p);
+}
+
+static el_status run_seen(const char *path, const uint8_t *wanted,
+                          int unordered, seen *out, el_reader_result *res,
+                          el_error *err)
+{
+    el_reader_opts o;
+    memset(&o, 0, sizeof(o));
+    memset(out, 0, sizeof(*out));
+    o.wanted = wanted;
+    o.counts = out->counts;
+    o.unordered = unordered;
+    return el_reader_run(path, &o, seen_sink, out, res, err);
+}
+
+/* A filtered sink gets exactly the wanted subsequence of what an
+ * unfiltered one gets, the same counts, the same event total and the same
+ * truncation point, for the exact file merge and the stream path, for a
+ * log cut at each of its last 400 bytes, and for a corrupt one the same
+ * events before the same error (Note [Errors after skipped events]). */
+START_TEST(test_reader_wanted_filter_exact)
+{
+    static uint8_t wanted[65536];
+    static seen all, some;
+    elbuild b, bad;
+    build_mixed(&b, 0);
+    build_mixed(&bad, 1);
+    wanted[EL_GC_START] = 1;
+    wanted[EL_USER_MARKER] = 1;
+    size_t full = b.len;
+    for (size_t cut = full + 1; cut + 400 > full && cut > 0; cut--) {
+        /* first round: the corrupt log; then cuts of the good one */
+        b.len = cut <= full ? cut : full;
+        char *path = write_temp(cut <= full ? &b : &bad);
+        for (int unordered = 0; unordered < 2; unordered++) {
+            el_reader_result ra, rs;
+            el_error ea, es;
+            el_status sa = run_seen(path, NULL, unordered, &all, &ra, &ea);
+            el_status ss = run_seen(path, wanted, unordered, &some, &rs, &es);
+            ck_assert_int_eq(sa, ss);
+            if (cut == full + 1) {
+                /* the same error, after the same events (counts may
+                 * include events read past the error's place in the
+                 * order) */
+                ck_assert_int_eq(sa, EL_ERR_FORMAT);
+                ck_assert_uint_eq(ea.offset, es.offset);
+                ck_assert_str_eq(ea.msg, es.msg);
+            } else {
+                ck_assert_int_eq(sa, EL_OK);
+                ck_assert_uint_eq(ra.events, rs.events);
+                ck_assert_int_eq(ra.truncated, rs.truncated);
+                ck_assert_uint_eq(ra.truncated_at, rs.truncated_at);
+                ck_assert_uint_eq(ra.last_ts, rs.last_ts);
+                ck_assert(memcmp(all.counts, some.counts,
+                                 sizeof(all.counts)) == 0);
+            }
+            size_t k = 0;
+            for (size_t i = 0; i < all.evs.n; i++) {
+                if (!wanted[all.evs.v[i].type])
+                    continue;
+                ck_assert_uint_lt(k, some.evs.n);
+                ck_assert(memcmp(&all.evs.v[i], &some.evs.v[k], sizeof(rec)) ==
+                          0);
+                k++;
+            }
+            ck_assert_uint_eq(k, some.evs.n);
+            if (cut == full) {
+                ck_assert_uint_gt(some.evs.n, 60);
+                ck_assert_uint_eq(all.counts[300], 34);
+                ck_assert_uint_eq(all.counts[4000], 35);
+            }
+            free(all.evs.v);
+            free(some.evs.v);
+        }
+        unlink(path);
+        free(path);
+    }
+    eb_free(&b);
+    eb_free(&bad);
+}
+END_TEST
+
+/* Types from 256 up and many declared types: found, sized, described. */
+START_TEST(test_typetab_large_numbers)
+{
+    el_typetab *t = el_typetab_new();
+    for (unsigned i = 0; i < 3000; i++) {
+        char d[32];
+        int n = snprintf(d, sizeof(d), "type %u", i * 21u);
+        ck_assert_int_eq(el_typetab_declare(t, (uint16_t)(i * 21u),
+                                            (uint16_t)(i % 50), d,
+                                            (size_t)n),
+                         EL_OK);
+    }
+    ck_assert_uint_eq(el_typetab_count(t), 3000);
+    for (unsigned i = 0; i < 3000; i++) {
+        uint16_t size = 0;
+        char d[32];
+        snprintf(d, sizeof(d), "type %u", i * 21u);
+        ck_assert_int_eq(el_typetab_lookup(t, (uint16_t)(i * 21u), &size), 0);
+        ck_assert_uint_eq(size, i % 50);
+        ck_assert_str_eq(el_typetab_desc(t, (uint16_t)(i * 21u)), d);
+        ck_assert_uint_eq(el_typetab_nth(t, i), i * 21u);
+        ck_assert_int_ne(el_typetab_lookup(t, (uint16_t)(i * 21u + 1), &size),
+                         0);
+    }
+    /* a repeated declaration replaces the size */
+    ck_assert_int_eq(el_typetab_declare(t, 4200, 9, "again", 5), EL_OK);
+    uint16_t size = 0;
+    ck_assert_int_eq(el_typetab_lookup(t, 4200, &size), 0);
+    ck_assert_uint_eq(size, 9);
+    ck_assert_uint_eq(el_typetab_count(t), 3000);
+    el_typetab_free(t);
+}
+END_TEST
+
 static Suite *decoder_suite(void)
 {
     Suite *s = suite_create("eventlog");
@@ -954,6 +1125,8 @@ static Suite *decoder_suite(void)
     TCase *tr = tcase_create("reader");
     tcase_add_test(tr, test_reader_file_exact_order);
     tcase_add_test(tr, test_reader_missing_file);
+    tcase_add_test(tr, test_reader_wanted_filter_exact);
+    tcase_add_test(tc, test_typetab_large_numbers);
     suite_add_tcase(s, tr);
     return s;
 }

@@ -19,6 +19,7 @@
 #include "rtscope/eventlog.h"
 
 #include "bytes.h"
+#include "decoder_impl.h"
 #include "typetab_impl.h"
 
 #include <stdarg.h>
@@ -38,6 +39,7 @@
 /* Largest item: type + timestamp + length + 0xffff payload bytes. */
 #define PEND_SIZE (2 + 8 + 2 + 0xffff + 16)
 #define BLOCK_MARKER_PAYLOAD 14u
+#define SKIP_VARIABLE 0xffffu
 
 enum dec_state {
     ST_HDR_BEGIN,
@@ -72,6 +74,12 @@ struct el_decoder {
     uint16_t block_cap;
     uint64_t block_end;
     uint64_t trailing;
+    /* decoder_skip's table for `skip_wanted`: the whole length of an
+     * event of each type below 256 it may pass over, SKIP_VARIABLE for a
+     * variable-size one, 0 for one it must stop at. */
+    const uint8_t *skip_wanted;
+    uint16_t skip_len[TYPETAB_DIRECT];
+    size_t skip_guess[3];
     el_error err;
 };
 
@@ -358,6 +366,122 @@ static el_status decoder_next_event(el_decoder *dec, el_event *ev)
     ev->cap = dec->in_block ? dec->block_cap : EL_CAP_NONE;
     decoder_consume(dec, total);
     return EL_FRAME;
+}
+
+/* Note [Skipping unwanted events]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A sink like `rtscope stats` looks at a few event types and only counts
+ * the rest, and those are most of a large eventlog (thread scheduling
+ * events). Handing each of them out through el_decoder_next(), the merge
+ * and the sink callback costs several calls per event; decoder_skip()
+ * instead walks them in one tight loop: one load from the type table, one
+ * from `wanted`, one counter increment, the largest timestamp. It only
+ * takes events the general path would have passed through unchanged (whole,
+ * declared, inside the current block, not a block marker), so framing
+ * errors and truncation are still found, at the same offsets, by
+ * el_decoder_next(). Skipped events are never delivered, so their order
+ * among other streams' events does not matter; what the file reader must
+ * keep exact is when an error after them is reported (see Note [Errors
+ * after skipped events] in reader.c), so decoder_skip tells where the last
+ * skipped event was.
+ */
+/* Note [Predicted event lengths]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Where an event starts depends on the length of the one before, which is
+ * a table load indexed by a byte just loaded: two dependent loads per event
+ * put a floor of about 10 cycles under the loop. decoder_skip keeps the
+ * three lengths it saw last in registers and adds the matching register,
+ * not the loaded value, to the position: the branch that picks it is
+ * predicted, so the next event's loads start before this one's have
+ * finished. Real logs use few lengths (run/stop/wakeup are 14, 20 and 16
+ * bytes), so the guesses nearly always match; a miss only costs a branch
+ * mispredict and takes the loaded length.
+ */
+static void decoder_skip_table(el_decoder *dec, const uint8_t *wanted)
+{
+    for (unsigned t = 0; t < TYPETAB_DIRECT; t++) {
+        uint32_t v = dec->tab->lo[t];
+        uint32_t size = v & 0xffffu;
+        if (!v || wanted[t] || t == EL_BLOCK_MARKER)
+            dec->skip_len[t] = 0;
+        else if (size == EL_SIZE_VARIABLE)
+            dec->skip_len[t] = SKIP_VARIABLE;
+        else
+            dec->skip_len[t] = (uint16_t)(10u + size < SKIP_VARIABLE
+                                              ? 10u + size
+                                              : 0);
+    }
+    dec->skip_wanted = wanted;
+}
+
+uint64_t decoder_skip(el_decoder *dec, const uint8_t *wanted,
+                      uint64_t *counts, uint64_t *max_ts,
+                      uint64_t *last_ts, uint64_t *last_offset)
+{
+    if (!wanted || dec->state != ST_DATA || dec->pend_len)
+        return 0;
+    if (dec->skip_wanted != wanted)
+        decoder_skip_table(dec, wanted);
+    const uint8_t *in = dec->in;
+    const uint16_t *len = dec->skip_len;
+    size_t pos = dec->in_pos, lim = dec->in_len;
+    uint64_t base = dec->offset - pos; /* stream offset of in[0] */
+    if (dec->in_block) {
+        if (dec->offset >= dec->block_end)
+            return 0;
+        uint64_t room = dec->block_end - dec->offset;
+        if (room < lim - pos)
+            lim = pos + (size_t)room;
+    }
+    uint64_t n = 0, mx = *max_ts, ts = 0;
+    size_t last = pos;
+    size_t g0 = dec->skip_guess[0], g1 = dec->skip_guess[1],
+           g2 = dec->skip_guess[2];
+    while (lim - pos >= 12) {
+        /* Type numbers are big-endian: p[0] is 0 below 256. */
+        const uint8_t *p = in + pos;
+        if (p[0])
+            break;
+        size_t total = len[p[1]];
+        if (!total)
+            break;
+        if (total == SKIP_VARIABLE)
+            total = 12u + (size_t)bytes_get_u16(p + 10);
+        if (total > lim - pos)
+            break;
+        uint64_t t = bytes_get_u64(p + 2);
+        ts = t;
+        last = pos;
+        if (t > mx)
+            mx = t;
+        if (counts)
+            counts[p[1]]++;
+        n++;
+        /* See Note [Predicted event lengths]. */
+        if (total == g0) {
+            pos += g0;
+        } else if (total == g1) {
+            pos += g1;
+        } else if (total == g2) {
+            pos += g2;
+        } else {
+            pos += total;
+            g2 = g1;
+            g1 = g0;
+            g0 = total;
+        }
+    }
+    dec->skip_guess[0] = g0;
+    dec->skip_guess[1] = g1;
+    dec->skip_guess[2] = g2;
+    if (n) {
+        *last_ts = ts;
+        *last_offset = base + last;
+    }
+    dec->offset += pos - dec->in_pos;
+    dec->in_pos = pos;
+    *max_ts = mx;
+    return n;
 }
 
 el_status el_decoder_next(el_decoder *dec, el_event *ev)

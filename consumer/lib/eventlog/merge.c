@@ -52,7 +52,12 @@ struct el_merge {
     void *ctx;
     merge_stream *streams;
     unsigned nstreams;
-    int16_t slot[65536];
+    /* cap -> stream: the last one looked up, then an open-addressing
+     * index (stream number + 1, 0 = free) kept at most half full. */
+    uint16_t last_cap;
+    int last_slot;
+    uint16_t *index;
+    unsigned index_cap;
     uint64_t last_ts; /* timestamp of the last event delivered */
     int delivered_any;
     int cur_slot; /* stream of the block being read, or -1 */
@@ -69,7 +74,7 @@ el_merge *el_merge_new(size_t budget, el_frame_fn fn, void *ctx)
     m->fn = fn;
     m->ctx = ctx;
     m->cur_slot = -1;
-    memset(m->slot, 0xff, sizeof(m->slot));
+    m->last_slot = -1;
     return m;
 }
 
@@ -80,6 +85,7 @@ void el_merge_free(el_merge *m)
     for (unsigned i = 0; i < m->nstreams; i++)
         free(m->streams[i].buf);
     free(m->streams);
+    free(m->index);
     free(m);
 }
 
@@ -88,21 +94,72 @@ const el_merge_stats *el_merge_get_stats(const el_merge *m)
     return &m->stats;
 }
 
+static unsigned merge_hash(uint16_t cap, unsigned mask)
+{
+    return ((unsigned)cap * 40503u) & mask;
+}
+
+static int merge_index_find(const el_merge *m, uint16_t cap)
+{
+    if (!m->index_cap)
+        return -1;
+    unsigned mask = m->index_cap - 1;
+    for (unsigned j = merge_hash(cap, mask);; j = (j + 1) & mask) {
+        unsigned v = m->index[j];
+        if (!v)
+            return -1;
+        if (m->streams[v - 1].cap == cap)
+            return (int)v - 1;
+    }
+}
+
+static int merge_index_add(el_merge *m, uint16_t cap, unsigned idx)
+{
+    if ((m->nstreams + 1) * 2 > m->index_cap) {
+        unsigned nc = m->index_cap ? m->index_cap * 2 : 16;
+        uint16_t *ni = calloc(nc, sizeof(*ni));
+        if (!ni)
+            return -1;
+        for (unsigned i = 0; i < m->nstreams; i++) {
+            unsigned j = merge_hash(m->streams[i].cap, nc - 1);
+            while (ni[j])
+                j = (j + 1) & (nc - 1);
+            ni[j] = (uint16_t)(i + 1);
+        }
+        free(m->index);
+        m->index = ni;
+        m->index_cap = nc;
+    }
+    unsigned mask = m->index_cap - 1;
+    unsigned j = merge_hash(cap, mask);
+    while (m->index[j])
+        j = (j + 1) & mask;
+    m->index[j] = (uint16_t)(idx + 1);
+    return 0;
+}
+
 static int merge_slot_of(el_merge *m, uint16_t cap)
 {
-    if (m->slot[cap] >= 0)
-        return m->slot[cap];
-    if (m->nstreams >= MERGE_MAX_STREAMS)
-        return -1;
-    merge_stream *ns =
-        realloc(m->streams, (m->nstreams + 1) * sizeof(*m->streams));
-    if (!ns)
-        return -1;
-    m->streams = ns;
-    memset(&ns[m->nstreams], 0, sizeof(*ns));
-    ns[m->nstreams].cap = cap;
-    m->slot[cap] = (int16_t)m->nstreams;
-    return (int)m->nstreams++;
+    if (m->last_slot >= 0 && m->last_cap == cap)
+        return m->last_slot;
+    int idx = merge_index_find(m, cap);
+    if (idx < 0) {
+        if (m->nstreams >= MERGE_MAX_STREAMS)
+            return -1;
+        merge_stream *ns =
+            realloc(m->streams, (m->nstreams + 1) * sizeof(*m->streams));
+        if (!ns)
+            return -1;
+        m->streams = ns;
+        memset(&ns[m->nstreams], 0, sizeof(*ns));
+        ns[m->nstreams].cap = cap;
+        if (merge_index_add(m, cap, m->nstreams) != 0)
+            return -1;
+        idx = (int)m->nstreams++;
+    }
+    m->last_cap = cap;
+    m->last_slot = idx;
+    return idx;
 }
 
 static int merge_deliver(el_merge *m, const el_event *ev)

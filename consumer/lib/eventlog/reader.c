@@ -17,6 +17,7 @@
 #include "rtscope/eventlog.h"
 
 #include "bytes.h"
+#include "decoder_impl.h"
 #include "source.h"
 
 #include <errno.h>
@@ -69,6 +70,16 @@ static int reader_deliver(void *p, el_event *ev)
     return rc->sink(rc->ctx, ev, rc->types);
 }
 
+/* Pass over the unwanted events at the front of `dec`'s input (see Note
+ * [Skipping unwanted events] in decoder.c). If any, *last_ts and *last_offset
+ * tell where the last one was. */
+static void reader_skip(reader_ctx *rc, el_decoder *dec, uint64_t *last_ts,
+                        uint64_t *last_offset)
+{
+    rc->events += decoder_skip(dec, rc->wanted, rc->counts, &rc->last_ts,
+                               last_ts, last_offset);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Streams (pipes, sockets).                                               */
 
@@ -119,10 +130,16 @@ static el_status reader_run_stream(source *src, const el_reader_opts *opts,
             res->bytes += (uint64_t)n;
             el_decoder_input(dec, buf, (size_t)n);
             el_status st;
-            while ((st = el_decoder_next(dec, &ev)) == EL_FRAME ||
-                   st == EL_END) {
+            for (;;) {
+                /* Unwanted events are only counted: they need no place
+                 * in the merge. */
+                uint64_t lt, lo;
+                reader_skip(rc, dec, &lt, &lo);
+                st = el_decoder_next(dec, &ev);
                 if (st == EL_END)
                     continue;
+                if (st != EL_FRAME)
+                    break;
                 int stop;
                 if (merge) {
                     el_status ms = el_merge_push(merge, &ev);
@@ -210,6 +227,11 @@ typedef struct cursor {
     uint64_t seg_pos, seg_end;
     el_event head;
     int has_head, done;
+    /* Where the last event this cursor consumed was (delivered or
+     * skipped), and an error found after it, reported in its place. */
+    uint64_t last_ts, last_offset;
+    el_status pending;
+    el_error pending_err;
     int seg_clipped; /* the segment runs past the end of the file */
 } cursor;
 
@@ -281,6 +303,12 @@ static int file_walk_item(file_run *fr, uint64_t pos, walk_item *it)
     return 0;
 }
 
+static int cursor_before(const cursor *a, const cursor *b)
+{
+    return a->head.ts < b->head.ts ||
+           (a->head.ts == b->head.ts && a->head.offset < b->head.offset);
+}
+
 static void file_note_truncated(file_run *fr, uint64_t at)
 {
     if (!fr->truncated || at < fr->truncated_at)
@@ -288,12 +316,15 @@ static void file_note_truncated(file_run *fr, uint64_t at)
     fr->truncated = 1;
 }
 
-static el_status cursor_next(file_run *fr, cursor *c, el_error *err)
+static el_status cursor_advance(file_run *fr, reader_ctx *rc, cursor *c,
+                                el_error *err)
 {
     c->has_head = 0;
     for (;;) {
         if (c->done)
             return EL_OK;
+        if (rc->wanted)
+            reader_skip(rc, c->dec, &c->last_ts, &c->last_offset);
         el_status st = el_decoder_next(c->dec, &c->head);
         if (st == EL_FRAME) {
             c->has_head = 1;
@@ -381,6 +412,32 @@ static el_status cursor_next(file_run *fr, cursor *c, el_error *err)
             }
         }
     }
+}
+
+/* Note [Errors after skipped events]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A cursor passes over unwanted events as far as it can, so it may reach a
+ * corrupt event (or a read error) long before the merge has released the
+ * other cursors' earlier events. Reporting it at once would give the sink
+ * fewer events than reading every event in order does. So the error
+ * becomes the cursor's head, placed in the order where the last event
+ * before it was, and is reported when the merge gets there: the sink sees
+ * exactly the events it would have seen without skipping.
+ */
+static el_status cursor_next(file_run *fr, reader_ctx *rc, cursor *c)
+{
+    el_status st = cursor_advance(fr, rc, c, &c->pending_err);
+    if (st != EL_OK) {
+        c->pending = st;
+        c->has_head = 1;
+        c->head.ts = c->last_ts;
+        c->head.offset = c->last_offset;
+        c->done = 1;
+    } else if (c->has_head) {
+        c->last_ts = c->head.ts;
+        c->last_offset = c->head.offset;
+    }
+    return EL_OK;
 }
 
 /* Read the header with a decoder of its own; it keeps the type table. */
@@ -484,32 +541,28 @@ static el_status reader_run_file(source *src, reader_ctx *rc,
             goto out;
         }
     }
-    for (unsigned i = 0; i < ncur; i++) {
-        ret = cursor_next(&fr, &cur[i], err);
-        if (ret != EL_OK)
-            goto out;
-    }
+    for (unsigned i = 0; i < ncur; i++)
+        cursor_next(&fr, rc, &cur[i]);
     for (;;) {
         cursor *best = NULL;
         for (unsigned i = 0; i < ncur; i++) {
             cursor *c = &cur[i];
-            if (!c->has_head)
-                continue;
-            if (!best || c->head.ts < best->head.ts ||
-                (c->head.ts == best->head.ts &&
-                 c->head.offset < best->head.offset))
+            if (c->has_head && (!best || cursor_before(c, best)))
                 best = c;
         }
         if (!best)
             break;
+        if (best->pending != EL_OK) {
+            *err = best->pending_err;
+            ret = best->pending;
+            goto out;
+        }
         if (reader_deliver(rc, &best->head)) {
             if (rc->failed)
                 ret = EL_ERR_FORMAT;
             goto out;
         }
-        ret = cursor_next(&fr, best, err);
-        if (ret != EL_OK)
-            goto out;
+        cursor_next(&fr, rc, best);
     }
     if (ncur == 0) {
         /* No events at all: the walk alone tells how the data ends. */
