@@ -24,6 +24,26 @@ as_root() {
     if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
 
+# ---------------------------------------------------------------- packages
+# A whole GHC (scripts/build-ghc): `apt-get build-dep ghc` for amd64 without
+# the documentation tools (debian/control of ghc 9.0.2-4: pkg-config, ghc,
+# libgmp-dev, libffi-dev, libncurses-dev), plus autoreconf for ./boot
+# (Debian's patches change configure.ac) and libdw/libelf for
+# --enable-dwarf-unwind and rtscope's provenance.
+# shellcheck disable=SC2034
+FULL_GHC_PACKAGES=(
+    ghc gcc make patch pkg-config python3 perl xz-utils autoconf automake
+    libgmp-dev libffi-dev libncurses-dev libdw-dev libelf-dev
+)
+# Debian packages of the patched GHC (scripts/build-deb): the rest of ghc's
+# Build-Depends (packaging tools; python3-sphinx because Debian's rules
+# build the users guide).
+# shellcheck disable=SC2034
+DEB_PACKAGES=(
+    debhelper haskell-devscripts-minimal devscripts grep-dctrl dpkg-dev quilt
+    python3-sphinx fakeroot
+)
+
 # ---------------------------------------------------------------- the tree
 # Shared by scripts/prepare-tree (the RTS-only tree), scripts/build-ghc (a
 # whole GHC), scripts/export-upstream and scripts/build-deb, so that every
@@ -151,4 +171,31 @@ sync_rts_tree() {
         done < <(cd "$tree/$d" && find . -type f | sed 's|^\./||')
     done
     echo "$changed"
+}
+
+# ---------------------------------------------------------------- upstream
+# The pristine release (upstream's tree, not Debian's), as a git repository:
+# what scripts/export-upstream exports against and check-upstream-series
+# applies the exported series to.
+PRISTINE_TARBALL="$build/src/ghc_$GHC_VERSION.orig.tar.xz"
+PRISTINE_TAG="ghc-$GHC_VERSION-release"
+export GIT_AUTHOR_NAME="rtscope developers" GIT_AUTHOR_EMAIL="rtscope@users.noreply.invalid"
+export GIT_COMMITTER_NAME="$GIT_AUTHOR_NAME" GIT_COMMITTER_EMAIL="$GIT_AUTHOR_EMAIL"
+
+# make_pristine_repo DIR: a fresh git repository of the release tarball in
+# DIR, one commit tagged $PRISTINE_TAG.
+make_pristine_repo() {
+    local dir=$1
+    command -v git >/dev/null || die "git is not installed" "apt-get install git"
+    [ -f "$PRISTINE_TARBALL" ] || die "the release tarball $PRISTINE_TARBALL is missing" "run scripts/setup --source"
+    rm -rf "$dir" "$dir.tmp"
+    mkdir -p "$dir.tmp"
+    tar -xJf "$PRISTINE_TARBALL" -C "$dir.tmp" --strip-components=1
+    git -C "$dir.tmp" init -q
+    git -C "$dir.tmp" config core.autocrlf false
+    git -C "$dir.tmp" add -A -f
+    GIT_AUTHOR_DATE="2021-12-25T00:00:00Z" GIT_COMMITTER_DATE="2021-12-25T00:00:00Z" \
+        git -C "$dir.tmp" commit -q -m "GHC $GHC_VERSION release tarball"
+    git -C "$dir.tmp" tag "$PRISTINE_TAG"
+    mv "$dir.tmp" "$dir"
 }
