@@ -49,16 +49,22 @@ DEB_PACKAGES=(
 # whole GHC), scripts/export-upstream and scripts/build-deb, so that every
 # way of building applies the very same series and files.
 
-# series_names: the patches of rts-patches/series, in order.
+# series_names: the patches of rts-patches/series, in order (unchecked:
+# call check_series first, in the main shell, since a die inside $(...)
+# would only leave the subshell).
 series_names() {
-    local series="$top/rts-patches/series" p
+    local series="$top/rts-patches/series"
     [ -f "$series" ] || return 0
-    while read -r p _; do
-        case "$p" in ''|'#'*) continue ;; esac
+    sed -e 's/#.*//' "$series" | awk 'NF { print $1 }'
+}
+
+# check_series: every patch the series names exists.
+check_series() {
+    local p
+    for p in $(series_names); do
         [ -f "$top/rts-patches/$p" ] ||
             die "rts-patches/series names $p, which does not exist" "add the file or drop it from series"
-        echo "$p"
-    done <"$series"
+    done
 }
 
 # apply_patch DIR NAME: apply rts-patches/NAME to the tree DIR. GNU patch
@@ -75,6 +81,7 @@ apply_patch() {
 # apply_series DIR: every patch of the series, in order.
 apply_series() {
     local p
+    check_series
     for p in $(series_names); do apply_patch "$1" "$p"; done
 }
 
