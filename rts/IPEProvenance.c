@@ -79,8 +79,11 @@
  *                            0x2b02 start column, 0x2b03 end line,
  *                            0x2b04 end column (one past the end)
  *
- * We format a note as "file:line:col-col" (start line, start and end
- * column), as GHC 9.2 formats IPE source locations.
+ * GHC's end column is one past the last character (RealSrcSpan's). We
+ * format a note as GHC 9.2 formats IPE source locations (pprUserRealSpan):
+ * "file:line:col-col" with the last column inclusive for a span on one
+ * line ("file:line:col" for a single character), and
+ * "file:(line,col)-(line,col)" for a span over several lines.
  */
 
 #define DW_TAG_ghc_src_note         0x5b00
@@ -306,6 +309,51 @@ udataAttr(Dwarf_Die *die, unsigned int name, Dwarf_Word *out)
         && dwarf_formudata(&attr, out) == 0;
 }
 
+/* A GHC source span as GHC 9.2's IPE shows it. See Note [GHC's DWARF]. */
+static char *
+formatSpan(const char *file, Dwarf_Word line, Dwarf_Word col,
+           Dwarf_Word end_line, Dwarf_Word end_col)
+{
+    char buf[1200];
+    unsigned long l = line, c = col, el = end_line, ec = end_col;
+    if (el <= l) {
+        if (ec > c + 1) {
+            snprintf(buf, sizeof(buf), "%.1000s:%lu:%lu-%lu", file, l, c, ec - 1);
+        } else {
+            snprintf(buf, sizeof(buf), "%.1000s:%lu:%lu", file, l, c);
+        }
+    } else {
+        snprintf(buf, sizeof(buf), "%.1000s:(%lu,%lu)-(%lu,%lu)", file, l, c,
+                 el, ec > 0 ? ec - 1 : 0);
+    }
+    return dupString(buf);
+}
+
+/* A path from the line table relative to the compile unit's directory, as
+ * GHC names the file in its source notes ("Main.hs", not
+ * "/home/me/proj//Main.hs"), with repeated slashes folded. */
+static void
+sourcePath(Dwarf_Die *cu, const char *file, char *buf, size_t size)
+{
+    Dwarf_Attribute attr;
+    const char *dir = dwarf_attr(cu, DW_AT_comp_dir, &attr) != NULL
+                      ? dwarf_formstring(&attr) : NULL;
+    if (dir != NULL) {
+        size_t n = strlen(dir);
+        while (n > 0 && dir[n - 1] == '/') n--;
+        if (n > 0 && strncmp(file, dir, n) == 0 && file[n] == '/') {
+            file += n;
+            while (*file == '/') file++;
+        }
+    }
+    size_t o = 0;
+    for (const char *p = file; *p != '\0' && o + 1 < size; p++) {
+        if (*p == '/' && o > 0 && buf[o - 1] == '/') continue;
+        buf[o++] = *p;
+    }
+    buf[o] = '\0';
+}
+
 /* The first source note in `die`'s subtree, depth first, formatted. */
 static char *
 firstSourceNote(Dwarf_Die *die, int depth)
@@ -316,7 +364,7 @@ firstSourceNote(Dwarf_Die *die, int depth)
         if (dwarf_tag(&child) == DW_TAG_ghc_src_note) {
             Dwarf_Attribute attr;
             const char *file = NULL;
-            Dwarf_Word line = 0, col = 0, end_col = 0;
+            Dwarf_Word line = 0, col = 0, end_line = 0, end_col = 0;
             if (dwarf_attr(&child, DW_AT_ghc_span_file, &attr) != NULL) {
                 file = dwarf_formstring(&attr);
             }
@@ -324,11 +372,10 @@ firstSourceNote(Dwarf_Die *die, int depth)
                 && udataAttr(&child, DW_AT_ghc_span_start_line, &line)
                 && udataAttr(&child, DW_AT_ghc_span_start_col, &col)
                 && udataAttr(&child, DW_AT_ghc_span_end_col, &end_col)) {
-                char buf[1200];
-                snprintf(buf, sizeof(buf), "%.1000s:%lu:%lu-%lu", file,
-                         (unsigned long) line, (unsigned long) col,
-                         (unsigned long) end_col);
-                return dupString(buf);
+                if (!udataAttr(&child, DW_AT_ghc_span_end_line, &end_line)) {
+                    end_line = line;
+                }
+                return formatSpan(file, line, col, end_line, end_col);
             }
         } else {
             char *r = firstSourceNote(&child, depth + 1);
@@ -465,8 +512,9 @@ dwarfLookup(Dwfl_Module *mod, StgWord addr, ProvenanceResult *out)
         const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, &col,
                                                 NULL, NULL) : NULL;
         if (file != NULL && lineno > 0) {
-            char buf[1200];
-            snprintf(buf, sizeof(buf), "%.1000s:%d:%d", file, lineno, col);
+            char path[1000], buf[1200];
+            sourcePath(&cu_mem, file, path, sizeof(path));
+            snprintf(buf, sizeof(buf), "%s:%d:%d", path, lineno, col);
             out->srcloc = dupString(buf);
         }
     }

@@ -136,10 +136,12 @@ static void export_rts_point(export_follow *fl, uint64_t ts)
                       (unsigned long long)m->blocks_size);
     if (m->have_mem)
         EXPORT_APPEND(ex, n,
-                      ",mem_current=%llui,mem_needed=%llui,mem_returned=%llui",
+                      ",mem_current=%llui,mem_needed=%llui,mem_returned=%llui,"
+                      "mem_returned_total=%llui",
                       (unsigned long long)m->mem_current,
                       (unsigned long long)m->mem_needed,
-                      (unsigned long long)m->mem_returned);
+                      (unsigned long long)m->mem_returned,
+                      (unsigned long long)m->mem_returned_total);
     EXPORT_APPEND(ex, n, " %lld", (long long)metrics_unix_ns(m, ts));
     export_add(ex, n);
     fl->last_rts_ts = ts;
@@ -191,6 +193,19 @@ static void export_marker_point(export_follow *fl)
     export_add(ex, n);
 }
 
+/* The last event the RTS writes at the end of a GC, after which a ghc_rts
+ * point holds that GC's values: BLOCKS_SIZE (right after HEAP_SIZE) when the
+ * stream's header declares it (GHC 9.2, rtscope's runtime), else HEAP_SIZE
+ * (a stock 9.0.2). */
+static uint16_t export_gc_last_event(const target *t)
+{
+    uint16_t size;
+    if (t->dec && el_typetab_lookup(el_decoder_types(t->dec), EL_BLOCKS_SIZE,
+                                    &size) == 0)
+        return EL_BLOCKS_SIZE;
+    return EL_HEAP_SIZE;
+}
+
 static void export_on_event(void *ctx, target *t, const el_event *ev,
                             unsigned changed)
 {
@@ -218,8 +233,8 @@ static void export_on_event(void *ctx, target *t, const el_event *ev,
         export_sample_points(fl);
     if (changed & METRICS_CHANGED_MARKER)
         export_marker_point(fl);
-    /* HEAP_SIZE is the last event the RTS writes for a GC */
-    if (fl->rts_dirty && (ev->type == EL_HEAP_SIZE || ev->type == EL_USER_MSG) &&
+    if (fl->rts_dirty &&
+        (ev->type == export_gc_last_event(t) || ev->type == EL_USER_MSG) &&
         (!fl->rts_written || ev->ts >= fl->last_rts_ts + ex->interval_ns))
         export_rts_point(fl, ev->ts);
 }

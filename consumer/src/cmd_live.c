@@ -96,13 +96,21 @@ static void live_draw_program(live_view *v, const target *t, int row)
              m->have_blocks_size ? c : "-");
     live_bytes(a, sizeof(a), (double)m->allocated);
     live_bytes(b, sizeof(b), v->rate);
-    live_bytes(c, sizeof(c), (double)m->mem_returned);
+    live_bytes(c, sizeof(c), (double)m->mem_returned_total);
     attron(A_BOLD);
     mvprintw(row, 0, "allocated");
     attroff(A_BOLD);
     mvprintw(row++, 14, "%-14s rate        %s/s%*s mem returned %s", a, b,
              (int)(10 - strlen(b) > 0 ? 10 - strlen(b) : 0), "",
              m->have_mem ? c : "-");
+    if (m->have_mem) {
+        /* the latest major GC's MEM_RETURN, in megablocks' bytes */
+        live_bytes(a, sizeof(a), (double)m->mem_current);
+        live_bytes(b, sizeof(b), (double)m->mem_needed);
+        live_bytes(c, sizeof(c), (double)m->mem_returned);
+        mvprintw(row++, 14,
+                 "last major GC: held %s, wanted %s, returned %s", a, b, c);
+    }
     uint64_t major = 0;
     for (int g = 1; g <= METRICS_MAX_GENS; g++)
         major += m->gc_by_gen[g];

@@ -35,8 +35,10 @@ static void main_print_overview(FILE *f)
         fprintf(f, "  %-8s %s\n", main_commands[i]->name,
                 main_commands[i]->summary);
     fprintf(f, "  %-8s %s\n", "help", "show help for a command");
-    fprintf(f, "\nexit status: 0 ok, 1 bad or unreadable data, 2 usage\n"
-               "See 'rtscope help <command>' and docs/consumer.md.\n");
+    fprintf(f, "\n'rtscope --version' prints the version.\n"
+               "exit status: 0 ok, 1 bad or unreadable data, 2 usage\n"
+               "See 'rtscope help <command>', docs/guide.md (a walk-through) "
+               "and\ndocs/reference.md (every command and option).\n");
 }
 
 static const cli_command *main_find(const char *name)

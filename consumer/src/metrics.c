@@ -12,8 +12,10 @@
  * the decoder keeps whatever the merge does. Heap samples are written into
  * the global buffer as SAMPLE_BEGIN, one SAMPLE_STRING per band, SAMPLE_END;
  * a sample replaces `latest` only once complete, so a reader never sees half
- * a census. MEM_RETURN and BLOCKS_SIZE are GHC 9.2 events: reported when a
- * runtime writes them, absent otherwise (have_* stay 0).
+ * a census. MEM_RETURN (after each major GC) and BLOCKS_SIZE (after each
+ * GC, with HEAP_SIZE) are GHC 9.2 events that rtscope's patched 9.0.2 RTS
+ * writes too: reported when a runtime writes them, absent otherwise
+ * (have_* stay 0, as with a stock 9.0.2).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "metrics.h"
@@ -374,6 +376,7 @@ unsigned metrics_feed(metrics *m, const el_event *ev)
         m->mem_needed = (uint64_t)ev->u.mem_return.needed * m->mblock_size;
         m->mem_returned =
             (uint64_t)ev->u.mem_return.returned * m->mblock_size;
+        m->mem_returned_total += m->mem_returned;
         m->have_mem = 1;
         return METRICS_CHANGED_HEAP;
     case EL_HEAP_INFO_GHC:

@@ -83,7 +83,8 @@ typedef struct metrics {
     /* heap; have_* say whether the RTS reported the value at all */
     uint64_t heap_size, live_bytes, blocks_size, max_heap_size;
     int have_heap_size, have_live_bytes, have_blocks_size, have_mem;
-    uint64_t mem_current, mem_needed, mem_returned; /* bytes */
+    uint64_t mem_current, mem_needed, mem_returned; /* bytes, latest GC */
+    uint64_t mem_returned_total; /* bytes returned to the OS, whole run */
     uint64_t mblock_size;
     uint64_t allocated; /* sum over capabilities */
     /* GC */

@@ -7,8 +7,8 @@
  * in the middle. Heap-profile bands are the top N of the latest sample plus
  * a band named "other" that sums the rest, so one program has at most N+1
  * band series at a time whatever its heap holds. Values the runtime never
- * reported (blocks size and memory returned are GHC 9.2 events) are left
- * out rather than shown as 0. Two targets reaching the same program (the
+ * reported (blocks size and memory returned are GHC 9.2 events, which a
+ * stock 9.0.2 runtime does not write) are left out rather than shown as 0. Two targets reaching the same program (the
  * same socket given twice) would produce duplicate series, which
  * Prometheus rejects; the second one is skipped.
  */
@@ -81,7 +81,7 @@ static size_t prom_models(target *const *targets, size_t n,
 
 enum prom_field {
     PF_HEAP_SIZE, PF_LIVE, PF_BLOCKS, PF_MEM_CURRENT, PF_MEM_NEEDED,
-    PF_MEM_RETURNED, PF_ALLOC, PF_COPIED, PF_SAMPLES, PF_SAMPLE_TOTAL,
+    PF_MEM_RETURNED, PF_MEM_RETURNED_TOTAL, PF_ALLOC, PF_COPIED, PF_SAMPLES, PF_SAMPLE_TOTAL,
     PF_SAMPLE_BANDS, PF_SAMPLE_TIME, PF_IPE, PF_EVENTS, PF_DROP_BYTES,
     PF_DROP_EVENTS, PF_DROP_BLOCKS, PF_UPTIME, PF_START,
 };
@@ -97,13 +97,19 @@ static const prom_scalar prom_scalars[] = {
     {PF_LIVE, "ghc_live_bytes", "gauge",
      "Live data after the latest major GC (HEAP_LIVE)."},
     {PF_BLOCKS, "ghc_blocks_size_bytes", "gauge",
-     "Bytes in blocks the RTS allocated (BLOCKS_SIZE, GHC 9.2 runtimes)."},
+     "Bytes in blocks the RTS allocated, after each GC (BLOCKS_SIZE; GHC "
+     "9.2 and rtscope runtimes)."},
     {PF_MEM_CURRENT, "ghc_mem_current_bytes", "gauge",
-     "Megablocks the RTS holds, in bytes (MEM_RETURN, GHC 9.2 runtimes)."},
+     "Megablocks the RTS held at the latest major GC, in bytes (MEM_RETURN; "
+     "GHC 9.2 and rtscope runtimes)."},
     {PF_MEM_NEEDED, "ghc_mem_needed_bytes", "gauge",
-     "Megablocks the RTS needs, in bytes (MEM_RETURN)."},
+     "Megablocks the RTS wanted to keep at the latest major GC, in bytes "
+     "(MEM_RETURN)."},
     {PF_MEM_RETURNED, "ghc_mem_returned_bytes", "gauge",
-     "Memory the RTS returned to the OS at the latest GC (MEM_RETURN)."},
+     "Memory the RTS returned to the OS at the latest major GC (MEM_RETURN)."},
+    {PF_MEM_RETURNED_TOTAL, "ghc_mem_returned_bytes_total", "counter",
+     "Memory the RTS returned to the OS since the program started "
+     "(MEM_RETURN)."},
     {PF_ALLOC, "ghc_allocated_bytes_total", "counter",
      "Bytes allocated since the program started (HEAP_ALLOCATED, all "
      "capabilities)."},
@@ -144,6 +150,9 @@ static int prom_value(const metrics *m, enum prom_field f, double *v)
     case PF_MEM_CURRENT: *v = (double)m->mem_current; return m->have_mem;
     case PF_MEM_NEEDED: *v = (double)m->mem_needed; return m->have_mem;
     case PF_MEM_RETURNED: *v = (double)m->mem_returned; return m->have_mem;
+    case PF_MEM_RETURNED_TOTAL:
+        *v = (double)m->mem_returned_total;
+        return m->have_mem;
     case PF_ALLOC: *v = (double)m->allocated; return 1;
     case PF_COPIED: *v = (double)m->gc_copied; return 1;
     case PF_SAMPLES: *v = (double)m->samples; return 1;

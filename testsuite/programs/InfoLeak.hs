@@ -12,6 +12,12 @@ import System.IO
 
 data Session = Session !Int !Int !Int !Int !Int !Int !Int !Int
 
+-- A constructor declared over two lines, a few hundred of them live for
+-- the whole run: -hi shows its span as GHC 9.2 shows such spans,
+-- InfoLeak.hs:(line,col)-(line,col).
+data Origin = Origin !Int
+                     !Int
+
 -- The work of one request: a few microseconds of arithmetic, so that the
 -- program is busy (heap censuses follow mutator time) without allocating
 -- gigabytes.
@@ -25,6 +31,8 @@ main = do
   hSetBuffering stdout LineBuffering
   args <- getArgs
   let secs = case args of (a:_) -> read a; _ -> 2 :: Double
+  let origins = [Origin (k + length args) k | k <- [1 .. 300 :: Int]]
+  sum [a | Origin a _ <- origins] `seq` return ()
   start <- getPOSIXTime
   cache <- newIORef []
   let loop i = do
@@ -36,3 +44,4 @@ main = do
   xs <- readIORef cache
   putStrLn ("sessions retained: " ++ show (length xs) ++ " of " ++ show n)
   print (sum [a + h | Session a _ _ _ _ _ _ h <- xs] `mod` 1000003)
+  print (sum [a * b | Origin a b <- origins])
