@@ -5,6 +5,9 @@
 #   make demo       build, run an instrumented program, write its reports
 #   make bench      the benchmarks (ratios measured side by side)
 #   make install    PREFIX=/opt/rtscope: overlay, wrappers, consumer
+#   make full-ghc   a whole patched GHC in _build/ghc-full (hours; not in make test)
+#   make upstream   the series as git format-patch against pristine 9.0.2,
+#                   checked with git am and an RTS build per commit
 #   make clean      remove _build/ and build outputs (keeps the fetched source)
 
 PREFIX ?= /opt/rtscope
@@ -13,7 +16,8 @@ JOBS   ?= $(shell nproc)
 RTS_MAKE = $(MAKE) --no-print-directory -f scripts/rts.mk -j$(JOBS) \
            TREE=$(BUILD)/tree OUT=$(BUILD)/rts-obj LIB=$(BUILD)/lib/ghc/rts
 
-.PHONY: all setup tree rts overlay consumer test demo bench install clean distclean
+.PHONY: all setup tree rts overlay consumer test demo bench install clean distclean \
+        full-ghc upstream
 
 all: overlay consumer
 
@@ -45,6 +49,14 @@ bench: all
 
 install: all
 	@scripts/install "$(PREFIX)"
+
+full-ghc:
+	@scripts/setup --full-ghc
+	@scripts/build-ghc --prefix $(BUILD)/ghc-full
+
+upstream: setup
+	@scripts/export-upstream
+	@scripts/check-upstream-series
 
 clean:
 	rm -rf $(BUILD)/tree $(BUILD)/tree.new $(BUILD)/rts-obj $(BUILD)/lib $(BUILD)/bin testsuite/_out

@@ -23,3 +23,186 @@ note() {
 as_root() {
     if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
+
+# ---------------------------------------------------------------- packages
+# A whole GHC (scripts/build-ghc): `apt-get build-dep ghc` for amd64 without
+# the documentation tools (debian/control of ghc 9.0.2-4: pkg-config, ghc,
+# libgmp-dev, libffi-dev, libncurses-dev), plus autoreconf for ./boot
+# (Debian's patches change configure.ac) and libdw/libelf for
+# --enable-dwarf-unwind and rtscope's provenance.
+# shellcheck disable=SC2034
+FULL_GHC_PACKAGES=(
+    ghc gcc make patch pkg-config python3 perl xz-utils autoconf automake
+    libgmp-dev libffi-dev libncurses-dev libdw-dev libelf-dev
+)
+# Debian packages of the patched GHC (scripts/build-deb): the rest of ghc's
+# Build-Depends (packaging tools; python3-sphinx because Debian's rules
+# build the users guide).
+# shellcheck disable=SC2034
+DEB_PACKAGES=(
+    debhelper haskell-devscripts-minimal devscripts grep-dctrl dpkg-dev quilt
+    python3-sphinx fakeroot
+)
+
+# ---------------------------------------------------------------- the tree
+# Shared by scripts/prepare-tree (the RTS-only tree), scripts/build-ghc (a
+# whole GHC), scripts/export-upstream and scripts/build-deb, so that every
+# way of building applies the very same series and files.
+
+# series_names: the patches of rts-patches/series, in order (unchecked:
+# call check_series first, in the main shell, since a die inside $(...)
+# would only leave the subshell).
+series_names() {
+    local series="$top/rts-patches/series"
+    [ -f "$series" ] || return 0
+    sed -e 's/#.*//' "$series" | awk 'NF { print $1 }'
+}
+
+# check_series: every patch the series names exists.
+check_series() {
+    local p
+    for p in $(series_names); do
+        [ -f "$top/rts-patches/$p" ] ||
+            die "rts-patches/series names $p, which does not exist" "add the file or drop it from series"
+    done
+}
+
+# apply_patch DIR NAME: apply rts-patches/NAME to the tree DIR. GNU patch
+# replaces files rather than writing through hard links, so a tree made
+# with `cp -al` from the pristine source leaves the source pristine.
+apply_patch() {
+    local out
+    if ! out=$(patch -d "$1" -p1 --forward --batch --no-backup-if-mismatch -r - <"$top/rts-patches/$2" 2>&1); then
+        echo "$out" | grep -i "fail\|reject\|can't find" | head -5 >&2
+        die "patch rts-patches/$2 does not apply to ghc $GHC_DEB_VERSION" "refresh it against _build/src/ghc-$GHC_VERSION"
+    fi
+}
+
+# apply_series DIR: every patch of the series, in order.
+apply_series() {
+    local p
+    check_series
+    for p in $(series_names); do apply_patch "$1" "$p"; done
+}
+
+# project_files: the project's own RTS files (rts/, includes/), one a line,
+# as paths in GHC's tree.
+project_files() {
+    local d
+    for d in rts includes; do
+        [ -d "$top/$d" ] || continue
+        (cd "$top" && find "$d" -type f ! -name '*~' | LC_ALL=C sort)
+    done
+}
+
+# copy_project_files DIR [FILE...]: copy the given project files (all of
+# them if none given) into the tree DIR at the same paths.
+copy_project_files() {
+    local dir=$1 f
+    shift
+    if [ $# -eq 0 ]; then
+        # shellcheck disable=SC2046
+        set -- $(project_files)
+    fi
+    for f in "$@"; do
+        [ -f "$top/$f" ] || die "project file $f does not exist" "fix the list that names it"
+        mkdir -p "$dir/$(dirname "$f")"
+        rm -f "$dir/$f"
+        cp "$top/$f" "$dir/$f"
+    done
+}
+
+# add_configure_outputs DIR: for an RTS-only build (no configure run), the
+# headers GHC's configure generates, from the installed GHC (the very ones
+# Debian's libraries were compiled against), and fs.c/fs.h as configure
+# copies them. A whole-GHC build runs configure instead.
+add_configure_outputs() {
+    local h f
+    for h in ghcautoconf.h ghcplatform.h DerivedConstants.h ghcversion.h; do
+        [ -f "$1/includes/$h" ] || cp "/usr/lib/ghc/include/$h" "$1/includes/$h"
+    done
+    for f in fs.c fs.h; do
+        rm -f "$1/rts/$f"; cp "$1/utils/fs/$f" "$1/rts/$f"
+    done
+}
+
+# stage_run NAME STAMPDIR CMD...: run one stage of a long build unless its
+# stamp exists; print its elapsed time; stamp it on success.
+stage_run() {
+    local name=$1 stamps=$2 t0 t1
+    shift 2
+    if [ -f "$stamps/$name.done" ]; then
+        note "stage $name: done already ($(cat "$stamps/$name.done")), skipped"
+        return 0
+    fi
+    note "stage $name: started $(date -u +%H:%M:%S)"
+    t0=$(date +%s)
+    "$@" || die "stage $name failed after $(( $(date +%s) - t0 )) s" "see the log above; re-run to resume from this stage"
+    t1=$(date +%s)
+    mkdir -p "$stamps"
+    echo "$((t1 - t0)) s, $(date -u +%FT%TZ)" >"$stamps/$name.done"
+    note "stage $name: $(elapsed $((t1 - t0)))"
+}
+
+# elapsed SECONDS: "1 h 02 min 03 s"
+elapsed() {
+    local s=$1
+    if [ "$s" -ge 3600 ]; then
+        printf '%d h %02d min %02d s\n' $((s / 3600)) $((s % 3600 / 60)) $((s % 60))
+    elif [ "$s" -ge 60 ]; then
+        printf '%d min %02d s\n' $((s / 60)) $((s % 60))
+    else
+        printf '%d s\n' "$s"
+    fi
+}
+
+# sync_rts_tree STAGE TREE: copy what the RTS-only build reads (rts/,
+# includes/, utils/genapply/) from STAGE to TREE, rewriting only files whose
+# content changed and deleting files STAGE no longer has, so that the
+# dependency-tracking RTS build (scripts/rts.mk) stays incremental. Prints
+# the number of files changed.
+sync_rts_tree() {
+    local stage=$1 tree=$2 d f changed=0
+    for d in rts includes utils/genapply; do
+        mkdir -p "$tree/$d"
+        while read -r f; do
+            if ! cmp -s "$stage/$d/$f" "$tree/$d/$f" 2>/dev/null; then
+                mkdir -p "$(dirname "$tree/$d/$f")"
+                rm -f "$tree/$d/$f"
+                cp "$stage/$d/$f" "$tree/$d/$f"
+                changed=$((changed + 1))
+            fi
+        done < <(cd "$stage/$d" && find . -type f | sed 's|^\./||')
+        while read -r f; do
+            [ -e "$stage/$d/$f" ] || { rm -f "$tree/$d/$f"; changed=$((changed + 1)); }
+        done < <(cd "$tree/$d" && find . -type f | sed 's|^\./||')
+    done
+    echo "$changed"
+}
+
+# ---------------------------------------------------------------- upstream
+# The pristine release (upstream's tree, not Debian's), as a git repository:
+# what scripts/export-upstream exports against and check-upstream-series
+# applies the exported series to.
+PRISTINE_TARBALL="$build/src/ghc_$GHC_VERSION.orig.tar.xz"
+PRISTINE_TAG="ghc-$GHC_VERSION-release"
+export GIT_AUTHOR_NAME="rtscope developers" GIT_AUTHOR_EMAIL="rtscope@users.noreply.invalid"
+export GIT_COMMITTER_NAME="$GIT_AUTHOR_NAME" GIT_COMMITTER_EMAIL="$GIT_AUTHOR_EMAIL"
+
+# make_pristine_repo DIR: a fresh git repository of the release tarball in
+# DIR, one commit tagged $PRISTINE_TAG.
+make_pristine_repo() {
+    local dir=$1
+    command -v git >/dev/null || die "git is not installed" "apt-get install git"
+    [ -f "$PRISTINE_TARBALL" ] || die "the release tarball $PRISTINE_TARBALL is missing" "run scripts/setup --source"
+    rm -rf "$dir" "$dir.tmp"
+    mkdir -p "$dir.tmp"
+    tar -xJf "$PRISTINE_TARBALL" -C "$dir.tmp" --strip-components=1
+    git -C "$dir.tmp" init -q
+    git -C "$dir.tmp" config core.autocrlf false
+    git -C "$dir.tmp" add -A -f
+    GIT_AUTHOR_DATE="2021-12-25T00:00:00Z" GIT_COMMITTER_DATE="2021-12-25T00:00:00Z" \
+        git -C "$dir.tmp" commit -q -m "GHC $GHC_VERSION release tarball"
+    git -C "$dir.tmp" tag "$PRISTINE_TAG"
+    mv "$dir.tmp" "$dir"
+}
