@@ -693,9 +693,22 @@ blockCb (void *user, const StubRegion *r)
     b->bytes += 14 + len;
 }
 
+/* Every command that reads the heap (ROOTS, CLOSURES, STACK_BITMAP,
+ * SAVED_OBJECTS, BLOCKS, BLOCK, FUN_BITMAP) starts here. The non-moving
+ * heap (+RTS -xn) keeps the old generation in segments that neither
+ * listAllBlocks nor the address verification cover: rather than answer
+ * with a partial heap (and a "bad address" for every old object), the
+ * stub refuses every heap command there, saying why. Static data, PAUSE
+ * and RESUME still work. */
 static bool
 requirePaused (Conn *c)
 {
+    if (RtsFlags.GcFlags.useNonmoving) {
+        replyError(c, RESP_BAD_COMMAND, WHY_UNSUPPORTED,
+                   "the debug stub cannot read the non-moving heap "
+                   "(+RTS -xn): run the program without -xn to inspect its heap");
+        return false;
+    }
     if (stub.paused == NOT_PAUSED) {
         replyError(c, RESP_NOT_PAUSED, 0, "");
         return false;
