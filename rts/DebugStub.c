@@ -154,6 +154,7 @@ enum {
     CMD_CCS = 18, CMD_CC = 19, CMD_INDEX_TABLE = 20, CMD_CCS_MAIN = 21,
     // rtscope extensions
     CMD_PAUSE_AFTER_GC = 64, CMD_STAY_PAUSED = 65,
+    CMD_PAUSE_AFTER_CENSUS = 66,
 };
 
 // Status codes of response frames
@@ -205,6 +206,7 @@ typedef struct {
     bool broken;
     bool stay_paused;
     Waiting waiting;
+    bool census;                // the WAIT_AFTER_GC is for a heap census
     char *frame;                // the request being handled
     uint32_t frame_len;
     uint32_t pos;               // parse position in frame
@@ -460,6 +462,39 @@ stubResume (void)
     }
 }
 
+/* After PAUSE_AFTER_CENSUS: the pinned blocks that a heap census does
+ * not count although they hold live objects, the block each Capability
+ * is filling with pinned objects (and any it has filled since the GC);
+ * heapCensus() walks only the generations' lists and the GC's workspaces.
+ * The stub holds the pause, so the Capabilities stay as they are. */
+static void
+putUncensusedPinned (Conn *c)
+{
+    for (uint32_t i = 0; i < n_capabilities; i++) {
+        Capability *cap = capabilities[i];
+        if (cap->pinned_object_block != NULL) {
+            putPtr(c, (StgWord) cap->pinned_object_block->start);
+        }
+        for (bdescr *bd = cap->pinned_object_blocks; bd != NULL; bd = bd->link) {
+            putPtr(c, (StgWord) bd->start);
+        }
+    }
+}
+
+/* Arm the pause after GC for this connection's request; for a census,
+ * arm first and then request the census, so that the census's GC is one
+ * the pause waits for. See Note [Pause after a census] in RtsPause.c. */
+static void
+armAfterGc (Conn *c)
+{
+    stub.gc_armed = true;
+    if (c->census) {
+        pauseAfterGcArmCensus(gcHoldFired);
+    } else {
+        pauseAfterGcArm(gcHoldFired);
+    }
+}
+
 static void *
 majorGcThread (void *arg STG_UNUSED)
 {
@@ -658,9 +693,22 @@ blockCb (void *user, const StubRegion *r)
     b->bytes += 14 + len;
 }
 
+/* Every command that reads the heap (ROOTS, CLOSURES, STACK_BITMAP,
+ * SAVED_OBJECTS, BLOCKS, BLOCK, FUN_BITMAP) starts here. The non-moving
+ * heap (+RTS -xn) keeps the old generation in segments that neither
+ * listAllBlocks nor the address verification cover: rather than answer
+ * with a partial heap (and a "bad address" for every old object), the
+ * stub refuses every heap command there, saying why. Static data, PAUSE
+ * and RESUME still work. */
 static bool
 requirePaused (Conn *c)
 {
+    if (RtsFlags.GcFlags.useNonmoving) {
+        replyError(c, RESP_BAD_COMMAND, WHY_UNSUPPORTED,
+                   "the debug stub cannot read the non-moving heap "
+                   "(+RTS -xn): run the program without -xn to inspect its heap");
+        return false;
+    }
     if (stub.paused == NOT_PAUSED) {
         replyError(c, RESP_NOT_PAUSED, 0, "");
         return false;
@@ -765,6 +813,7 @@ handleRequest (Conn *c, uint32_t cmd)
         if (!requirePaused(c)) return;
         pauseListThreads(threadCb, c);
         pauseListMiscRoots(rootCb, c);
+        pauseListGcOnlyRoots(rootCb, c);
         finish(c, RESP_OKAY);
         return;
 
@@ -936,15 +985,23 @@ handleRequest (Conn *c, uint32_t cmd)
                    "cost-centre requests need a profiled RTS");
         return;
 
-    case CMD_PAUSE_AFTER_GC: {
-        uint8_t flags = have(c, 1) ? get8(c) : 0;
+    case CMD_PAUSE_AFTER_GC:
+    case CMD_PAUSE_AFTER_CENSUS: {
+        bool census = cmd == CMD_PAUSE_AFTER_CENSUS;
+        uint8_t flags = census ? 1 : have(c, 1) ? get8(c) : 0;
+        if (census && RtsFlags.ProfFlags.doHeapProfile == NO_HEAP_PROFILING) {
+            replyError(c, RESP_BAD_COMMAND, WHY_UNSUPPORTED,
+                       "no heap profile to take a census of: "
+                       "run the program with +RTS -hT (or -hi)");
+            return;
+        }
         if (stub.paused != NOT_PAUSED) {
             replyError(c, RESP_ALREADY_PAUSED, 0, "");
             return;
         }
         c->waiting = WAIT_AFTER_GC;
-        stub.gc_armed = true;
-        pauseAfterGcArm(gcHoldFired);
+        c->census = census;
+        armAfterGc(c);
         if (flags & 1) {
             pthread_t t;
             pthread_attr_t attr;
@@ -1069,16 +1126,30 @@ stubThread (void *arg STG_UNUSED)
         // next major GC again once the program runs.
         if (c->fd >= 0 && c->waiting == WAIT_AFTER_GC && !stub.gc_armed &&
             stub.paused == NOT_PAUSED) {
-            stub.gc_armed = true;
-            pauseAfterGcArm(gcHoldFired);
+            armAfterGc(c);
         }
 
         if (c->fd >= 0 && c->waiting != WAIT_NONE && stub.paused != NOT_PAUSED) {
             if (c->waiting == WAIT_POLL || stub.paused == PAUSED_AFTER_GC) {
-                c->waiting = WAIT_NONE;
+                StgWord64 census = pauseAfterGcCensus();
                 c->out_len = 0;
+                if (c->waiting == WAIT_AFTER_GC && c->census) {
+                    if (census == 0) {
+                        // paused after a GC, but not the census's (a
+                        // self-pause came first): ask again after it
+                        c->waiting = WAIT_NONE;
+                        replyError(c, RESP_BAD_COMMAND, WHY_UNSUPPORTED,
+                                   "the program paused before its census; ask again");
+                        goto waited;
+                    }
+                    put32be(c, (uint32_t) (census >> 32));
+                    put32be(c, (uint32_t) census);
+                    putUncensusedPinned(c);
+                }
+                c->waiting = WAIT_NONE;
                 finish(c, RESP_OKAY);
             }
+        waited: ;
         }
 
         if (c->fd < 0) {

@@ -19,6 +19,8 @@
 #include "StablePtr.h"
 #include "StableName.h"
 #include "RtsPause.h"
+#include "Proftimer.h"
+#include "Stats.h"
 
 #if defined(THREADED_RTS)
 #include <pthread.h>
@@ -213,6 +215,32 @@ pauseListMiscRoots (ListRootsCb cb, void *user)
     threadStablePtrTable(&listRootsHelper, &ctx);
 }
 
+/* The GC's roots that are neither threads nor in 9.2's
+ * rts_listMiscRoots(): the live weak pointers (WEAK objects) of every
+ * generation and Capability, since a live weak pointer keeps its value and
+ * finalizer alive whether or not anything else points to them, and the
+ * messages in every Capability's inbox (markCapability()). The debug stub
+ * lists them with the other roots, so that a walk from its roots reaches
+ * what the GC keeps (see Note [Pause after a census]). */
+void
+pauseListGcOnlyRoots (ListRootsCb cb, void *user)
+{
+    for (uint32_t g = 0; g < RtsFlags.GcFlags.generations; g++) {
+        for (StgWeak *w = generations[g].weak_ptr_list; w != NULL; w = w->link) {
+            cb(user, (StgClosure *) w);
+        }
+    }
+    for (uint32_t i = 0; i < n_capabilities; i++) {
+        for (StgWeak *w = capabilities[i]->weak_ptr_list_hd; w != NULL; w = w->link) {
+            cb(user, (StgClosure *) w);
+        }
+        Message *m = capabilities[i]->inbox;
+        if (m != (Message *) END_TSO_QUEUE) {
+            cb(user, (StgClosure *) m);     // the rest hang off its link
+        }
+    }
+}
+
 void
 rts_listThreads (ListThreadsCb cb, void *user)
 {
@@ -253,20 +281,67 @@ rts_listMiscRoots (ListRootsCb cb, void *user)
  * pausing thread.
  */
 
+/* Note [Pause after a census]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A debugger that wants to compare its own view of the heap with a heap
+ * census of the RTS (+RTS -hT, -hi) asks for a pause right after the major
+ * GC that takes a census: the census (GarbageCollect() runs heapCensus()
+ * after the collection) and the pause then see the same heap, since
+ * nothing but the rest of that GC runs in between.
+ *
+ * pauseAfterGcArmCensus() arms the pause-after-GC request as usual, in
+ * census mode, and only then requests the census (requestHeapCensus()).
+ * A requested census makes the next GC major (scheduleDoGC()), and while
+ * the request is armed every major GC is single-threaded, so the GC that
+ * takes the census is one the hook sees. The hook lets every other GC go
+ * by: one that still leaves the request pending (performHeapProfile, which
+ * scheduleDoGC() clears once a GC has taken the census, before the hook)
+ * did not take it, for instance a GC that was already under way when the
+ * census was requested.
+ *
+ * The pause records the time (stat_getElapsedTime(), the clock of eventlog
+ * timestamps): the census is the last heap sample of the eventlog before
+ * that time. (9.0.2's non-profiled RTS numbers every sample 1, so the
+ * sample number of HEAP_PROF_SAMPLE_BEGIN cannot tell them apart.)
+ */
+
 static pthread_mutex_t gc_hold_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t  gc_hold_cond = PTHREAD_COND_INITIALIZER;
 static bool gc_hold_armed   = false;
 static bool gc_hold_active  = false;
 static bool gc_hold_release = false;
 static PauseAfterGcCb gc_hold_cb = NULL;
+static bool gc_hold_for_census = false;     // see Note [Pause after a census]
+static StgWord64 gc_hold_census_ns = 0;     // when the held pause after a census began
 
 void
 pauseAfterGcArm (PauseAfterGcCb on_paused)
 {
     pthread_mutex_lock(&gc_hold_lock);
     gc_hold_cb = on_paused;
+    gc_hold_for_census = false;
     SEQ_CST_STORE(&gc_hold_armed, true);
     pthread_mutex_unlock(&gc_hold_lock);
+}
+
+void
+pauseAfterGcArmCensus (PauseAfterGcCb on_paused)
+{
+    pthread_mutex_lock(&gc_hold_lock);
+    gc_hold_cb = on_paused;
+    gc_hold_for_census = true;
+    SEQ_CST_STORE(&gc_hold_armed, true);
+    pthread_mutex_unlock(&gc_hold_lock);
+    requestHeapCensus();
+}
+
+StgWord64
+pauseAfterGcCensus (void)
+{
+    pthread_mutex_lock(&gc_hold_lock);
+    StgWord64 t = gc_hold_active ? gc_hold_census_ns : 0;
+    pthread_mutex_unlock(&gc_hold_lock);
+    return t;
 }
 
 bool
@@ -312,10 +387,13 @@ pauseAfterGcHook (Task *task, bool major_seq_gc)
     if (!major_seq_gc || !SEQ_CST_LOAD(&gc_hold_armed)) return;
 
     pthread_mutex_lock(&gc_hold_lock);
-    if (!gc_hold_armed || RELAXED_LOAD(&sched_state) != SCHED_RUNNING) {
+    if (!gc_hold_armed || RELAXED_LOAD(&sched_state) != SCHED_RUNNING
+        || (gc_hold_for_census && RELAXED_LOAD(&performHeapProfile))) {
+        // (not the census's GC: see Note [Pause after a census])
         pthread_mutex_unlock(&gc_hold_lock);
         return;
     }
+    gc_hold_census_ns = gc_hold_for_census ? TimeToNS(stat_getElapsedTime()) : 0;
     SEQ_CST_STORE(&gc_hold_armed, false);
     gc_hold_active = true;
     gc_hold_release = false;
@@ -332,6 +410,7 @@ pauseAfterGcHook (Task *task, bool major_seq_gc)
     rts_pausing_task = NULL;
     gc_hold_active = false;
     gc_hold_release = false;
+    gc_hold_census_ns = 0;
     pthread_mutex_unlock(&gc_hold_lock);
 }
 

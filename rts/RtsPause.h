@@ -29,6 +29,7 @@ void rtsPauseCheckLock (Task *task);
  * another thread holds the pause on its behalf). */
 void pauseListThreads   (ListThreadsCb cb, void *user);
 void pauseListMiscRoots (ListRootsCb cb, void *user);
+void pauseListGcOnlyRoots (ListRootsCb cb, void *user);
 
 /* Pause after the next major GC. See Note [Pause after GC] in RtsPause.c.
  *
@@ -42,6 +43,15 @@ void pauseAfterGcArm     (PauseAfterGcCb on_paused);
 bool pauseAfterGcDisarm  (void);
 void pauseAfterGcRelease (void);
 bool pauseAfterGcHeld    (void);
+
+/* As pauseAfterGcArm(), but for the major GC that takes a heap census,
+ * which it requests (requestHeapCensus()); other GCs go by. While that
+ * pause is held, pauseAfterGcCensus() is the time it began, in
+ * nanoseconds on the eventlog's clock (the census is the last heap sample
+ * before it), and 0 for a pause after an ordinary major GC.
+ * See Note [Pause after a census] in RtsPause.c. */
+void pauseAfterGcArmCensus (PauseAfterGcCb on_paused);
+StgWord64 pauseAfterGcCensus (void);
 
 /* For scheduleDoGC(): whether this GC must be single-threaded because a
  * pause after it was asked for, and the hook it calls while it still owns

@@ -26,6 +26,7 @@ static const char debug_usage[] =
     "       rtscope debug pause TARGET\n"
     "       rtscope debug resume TARGET\n"
     "       rtscope debug census TARGET [--by type|constructor|info|module] [--no-gc]\n"
+    "       rtscope debug census TARGET --heap-census\n"
     "       rtscope debug thunks TARGET [--no-gc]\n"
     "       rtscope debug retainers TARGET (--constructor NAME | --info ADDR |\n"
     "                                       --address ADDR) [--limit K] [--no-gc]\n"
@@ -58,6 +59,13 @@ static const char debug_usage[] =
     "    --by info          info table, with its name\n"
     "    --by module        the module of the info table's source (-g) or of\n"
     "                       the constructor\n"
+    "    --heap-census      count as the RTS's -hT census does, at a pause\n"
+    "                       right after a census the program takes (it needs\n"
+    "                       +RTS -hT, or another heap profile): -hT's bands,\n"
+    "                       heap objects only (static closures are counted\n"
+    "                       apart), each pinned block group whole as\n"
+    "                       ARR_WORDS; gives the time of the pause: the\n"
+    "                       census is the last eventlog heap sample before it\n"
     "  thunks      a census of the thunks only, by source location\n"
     "              (module and span, when the program was built with -g)\n"
     "  retainers   pause, search the heap breadth-first from the roots and\n"
@@ -152,8 +160,20 @@ static int debug_pause_cmd(const char *target, int pause)
 
 /* ---- census ----------------------------------------------------------- */
 
-/* BY_THUNK_SOURCE is `rtscope debug thunks`: thunks only, by source. */
-enum census_by { BY_TYPE, BY_CONSTRUCTOR, BY_INFO, BY_MODULE, BY_THUNK_SOURCE };
+/* BY_THUNK_SOURCE is `rtscope debug thunks`: thunks only, by source.
+ * BY_HEAP_BAND is --heap-census: the bands of a -hT census. */
+enum census_by { BY_TYPE, BY_CONSTRUCTOR, BY_INFO, BY_MODULE, BY_THUNK_SOURCE,
+                 BY_HEAP_BAND };
+
+/* A block group of the paused heap (BLOCKS), for --heap-census. */
+typedef struct census_block {
+    uint64_t start, size;
+    uint16_t flags;
+    int seen;
+    int uncensused; /* a pinned group the census skipped (a capability's) */
+} census_block;
+
+#define CENSUS_BF_PINNED 4 /* GHC's BF_PINNED */
 
 typedef struct census_acc {
     uint64_t info;
@@ -166,7 +186,78 @@ typedef struct census_state {
     size_t n, cap;
     int nomem;
     int thunks_only;
+    /* --heap-census: the heap's block groups, by address; what lies in
+     * none of them is static; pinned groups count whole, once. */
+    census_block *blocks;
+    size_t nblocks;
+    uint64_t static_count, static_bytes;
+    uint64_t pinned_groups, pinned_bytes;
+    uint64_t skipped_count, skipped_bytes;
 } census_state;
+
+static census_block *census_block_find(census_state *s, uint64_t addr)
+{
+    size_t lo = 0, hi = s->nblocks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (addr < s->blocks[mid].start)
+            hi = mid;
+        else if (addr >= s->blocks[mid].start + s->blocks[mid].size)
+            lo = mid + 1;
+        else
+            return &s->blocks[mid];
+    }
+    return NULL;
+}
+
+static int block_by_start(const void *a, const void *b)
+{
+    const census_block *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The block groups of the paused heap, from BLOCKS (flags, start and size
+ * of each; the contents are skipped). */
+static int census_load_blocks(dbg_conn *c, census_state *s)
+{
+    dbg_buf out = {0};
+    if (dbg_request_ok(c, DBG_CMD_BLOCKS, NULL, &out) != 0)
+        return -1;
+    size_t cap = 0;
+    for (size_t off = 0; off < out.len;) {
+        if (out.len - off < 14) {
+            snprintf(c->err, sizeof(c->err), "BLOCKS: truncated entry");
+            dbg_buf_free(&out);
+            return -1;
+        }
+        uint16_t flags;
+        memcpy(&flags, out.p + off, 2); /* host order */
+        uint64_t start = dbg_rdptr(out.p + off + 2);
+        uint32_t size = dbg_rd32(out.p + off + 10);
+        if (size > out.len - off - 14) {
+            snprintf(c->err, sizeof(c->err), "BLOCKS: truncated entry");
+            dbg_buf_free(&out);
+            return -1;
+        }
+        off += 14 + (size_t)size;
+        if (s->nblocks == cap) {
+            size_t nc = cap ? cap * 2 : 256;
+            census_block *nb = realloc(s->blocks, nc * sizeof(*nb));
+            if (!nb) {
+                dbg_buf_free(&out);
+                snprintf(c->err, sizeof(c->err), "out of memory");
+                return -1;
+            }
+            s->blocks = nb;
+            cap = nc;
+        }
+        s->blocks[s->nblocks++] =
+            (census_block){.start = start, .size = size, .flags = flags};
+    }
+    dbg_buf_free(&out);
+    qsort(s->blocks, s->nblocks, sizeof(*s->blocks), block_by_start);
+    return 0;
+}
 
 static int census_visit(void *ctx, const dbg_closure *c, uint64_t parent)
 {
@@ -176,6 +267,27 @@ static int census_visit(void *ctx, const dbg_closure *c, uint64_t parent)
     if (s->thunks_only &&
         !(c->info->type >= DBG_THUNK && c->info->type <= DBG_THUNK_SELECTOR))
         return 0;
+    if (s->blocks) {
+        census_block *b = census_block_find(s, c->addr);
+        if (!b) { /* static: a heap census never counts it */
+            s->static_count++;
+            s->static_bytes += c->size;
+            return 0;
+        }
+        if (b->uncensused) { /* a capability's current pinned block */
+            s->skipped_count++;
+            s->skipped_bytes += c->size;
+            return 0;
+        }
+        if (b->flags & CENSUS_BF_PINNED) { /* -hT: the whole group */
+            if (!b->seen) {
+                b->seen = 1;
+                s->pinned_groups++;
+                s->pinned_bytes += b->size;
+            }
+            return 0;
+        }
+    }
     if (!dbg_u64map_get(&s->index, c->info->ptr, &slot)) {
         if (s->n == s->cap) {
             size_t nc = s->cap ? s->cap * 2 : 256;
@@ -222,6 +334,9 @@ static char *census_key(dbg_heap *h, uint64_t infoptr, enum census_by by)
     const char *type = in ? dbg_closure_type_name(in->type) : "UNKNOWN";
     if (by == BY_TYPE || !in) {
         snprintf(buf, sizeof(buf), "%s", type);
+    } else if (by == BY_HEAP_BAND) { /* as ProfHeap.c names -hT bands */
+        const char *con = dbg_heap_con_descr(h, in);
+        snprintf(buf, sizeof(buf), "%s", con ? con : type);
     } else {
         const char *con = dbg_heap_con_descr(h, in);
         char disp[1024];
@@ -266,6 +381,40 @@ static int debug_census(const char *target, enum census_by by, int gc)
     census_state s = {.thunks_only = by == BY_THUNK_SOURCE};
     census_row *rows = NULL;
     size_t nrows = 0;
+    uint64_t census_ns = 0;
+    if (by == BY_HEAP_BAND) {
+        /* the pause right after the program's census; then the block
+         * groups, to tell heap from static and to find pinned groups */
+        uint64_t *skipped = NULL;
+        size_t nskipped = 0;
+        if (ss.is_snapshot) {
+            r = debug_fail("%s: --heap-census needs a live program: it "
+                           "pauses right after the program's own census",
+                           target);
+            goto done;
+        }
+        if (dbg_pause_census(&ss.conn, &census_ns, &skipped, &nskipped) != 0) {
+            int was_paused = strstr(ss.conn.err, "ALREADY_PAUSED") != NULL;
+            r = debug_fail("%s", was_paused
+                           ? "--heap-census: the program is paused already; "
+                             "it must run to take its census (resume it)"
+                           : ss.conn.err);
+            goto done;
+        }
+        ss.resume_after = 1;
+        if (census_load_blocks(&ss.conn, &s) != 0) {
+            free(skipped);
+            r = debug_fail("%s", ss.conn.err);
+            goto done;
+        }
+        for (size_t i = 0; i < nskipped; i++) {
+            census_block *b = census_block_find(&s, skipped[i]);
+            if (b)
+                b->uncensused = 1;
+        }
+        free(skipped);
+        gc = -1; /* paused: the walk only reads the roots */
+    }
     r = debug_session_walk(&ss, gc, census_visit, &s, 0);
     if (r)
         goto done;
@@ -289,6 +438,19 @@ static int debug_census(const char *target, enum census_by by, int gc)
         }
     }
     nrows = s.n;
+    if (s.pinned_groups) { /* -hT's pinned blocks: ARR_WORDS, see above */
+        census_row *nr = realloc(rows, (nrows + 1) * sizeof(*rows));
+        char *k = strdup("ARR_WORDS");
+        if (!nr || !k) {
+            if (nr)
+                rows = nr;
+            free(k);
+            r = debug_fail("out of memory");
+            goto done;
+        }
+        rows = nr;
+        rows[nrows++] = (census_row){k, s.pinned_groups, s.pinned_bytes};
+    }
     qsort(rows, nrows, sizeof(*rows), row_by_key);
     size_t m = 0;
     for (size_t i = 0; i < nrows; i++) {
@@ -303,8 +465,12 @@ static int debug_census(const char *target, enum census_by by, int gc)
     nrows = m;
     qsort(rows, nrows, sizeof(*rows), row_by_size);
     uint64_t tc = 0, tb = 0;
+    if (by == BY_HEAP_BAND)
+        printf("heap census: the program's last heap sample before "
+               "%" PRIu64 " ns (eventlog time)\n", census_ns);
     printf("%10s %12s  %s\n", "count", "bytes",
-           by == BY_TYPE     ? "type"
+           by == BY_HEAP_BAND ? "band"
+           : by == BY_TYPE   ? "type"
            : by == BY_INFO   ? "info"
            : by == BY_MODULE ? "module"
            : by == BY_THUNK_SOURCE ? "thunk source"
@@ -317,6 +483,16 @@ static int debug_census(const char *target, enum census_by by, int gc)
     }
     printf("total: %" PRIu64 " closures, %" PRIu64 " bytes, from %zu roots\n",
            tc, tb, ss.nroots);
+    if (by == BY_HEAP_BAND)
+        printf("static: %" PRIu64 " closures, %" PRIu64 " bytes (outside the "
+               "heap; no heap census counts them)\n"
+               "pinned: %" PRIu64 " block groups, %" PRIu64 " bytes (counted "
+               "whole, as ARR_WORDS)\n"
+               "uncensused: %" PRIu64 " closures, %" PRIu64 " bytes (in the "
+               "capabilities' current pinned blocks, which no heap census "
+               "counts)\n",
+               s.static_count, s.static_bytes, s.pinned_groups, s.pinned_bytes,
+               s.skipped_count, s.skipped_bytes);
     if (h->unreadable)
         fprintf(stderr, "rtscope debug: warning: %zu closures or frames could "
                         "not be read; counts may be low\n", h->unreadable);
@@ -326,6 +502,7 @@ done:
         free(rows[i].key);
     free(rows);
     free(s.acc);
+    free(s.blocks);
     dbg_u64map_free(&s.index);
     return r;
 }
@@ -489,6 +666,7 @@ static int debug_run(int argc, char **argv)
         {"address", required_argument, NULL, 'a'},
         {"output", required_argument, NULL, 'o'},
         {"no-blocks", no_argument, NULL, 'B'},
+        {"heap-census", no_argument, NULL, 'H'},
         {NULL, 0, NULL, 0},
     };
     enum census_by by = BY_CONSTRUCTOR;
@@ -496,7 +674,7 @@ static int debug_run(int argc, char **argv)
     uint64_t info = 0, addr = 0;
     int nsel = 0;
     long limit = 1;
-    int gc = 1, ch, blocks = 1;
+    int gc = 1, ch, blocks = 1, heap_census = 0;
     const char *out = NULL;
     optind = 1;
     argc--;
@@ -553,6 +731,9 @@ static int debug_run(int argc, char **argv)
         case 'B':
             blocks = 0;
             break;
+        case 'H':
+            heap_census = 1;
+            break;
         default:
             return cli_usage_error(&cli_cmd_debug, "bad option");
         }
@@ -575,8 +756,12 @@ static int debug_run(int argc, char **argv)
         return debug_pause_cmd(target, 1);
     if (strcmp(sub, "resume") == 0)
         return debug_pause_cmd(target, 0);
-    if (strcmp(sub, "census") == 0)
-        return debug_census(target, by, gc);
+    if (strcmp(sub, "census") == 0) {
+        if (heap_census && (!gc || by != BY_CONSTRUCTOR))
+            return cli_usage_error(&cli_cmd_debug, "--heap-census has its own "
+                                   "pause and bands: no --no-gc or --by");
+        return debug_census(target, heap_census ? BY_HEAP_BAND : by, gc);
+    }
     if (strcmp(sub, "thunks") == 0)
         return debug_census(target, BY_THUNK_SOURCE, gc);
     if (strcmp(sub, "snapshot") == 0) {

@@ -105,7 +105,7 @@ int debug_session_walk(debug_session *s, int gc, dbg_visit_fn fn, void *ctx,
         s->heap.progress_ctx = &prog;
     }
     int r = 0;
-    if (!s->is_snapshot && pause_live(s, gc) != 0)
+    if (!s->is_snapshot && gc >= 0 && pause_live(s, gc) != 0)
         r = debug_fail("%s", s->conn.err);
     else if (dbg_heap_roots(&s->heap, &s->roots, &s->nroots) != 0 ||
              dbg_heap_walk(&s->heap, s->roots, s->nroots, fn, ctx) != 0)

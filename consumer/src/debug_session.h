@@ -32,7 +32,8 @@ int debug_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * 0, or an exit status with the error printed. */
 int debug_session_open(debug_session *s, const char *target);
 
-/* Pause (after a major GC if gc; a program paused already stays so), read
+/* Pause (after a major GC if gc > 0, at once if gc == 0; gc < 0: the
+ * caller paused it and set resume_after; a program paused already stays so), read
  * the roots and walk the heap calling fn (may be NULL) for each reachable
  * closure. Unless hold, the program is resumed once the heap is read.
  * Returns 0, or an exit status with the error printed. */

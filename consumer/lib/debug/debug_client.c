@@ -116,6 +116,7 @@ const char *dbg_command_name(uint32_t cmd)
     case DBG_CMD_SRT: return "SRT";
     case DBG_CMD_PAUSE_AFTER_GC: return "PAUSE_AFTER_GC";
     case DBG_CMD_STAY_PAUSED: return "STAY_PAUSED";
+    case DBG_CMD_PAUSE_AFTER_CENSUS: return "PAUSE_AFTER_CENSUS";
     default: return "command";
     }
 }
@@ -444,6 +445,34 @@ int dbg_pause(dbg_conn *c, int after_gc, int *was_paused)
     if (was_paused)
         *was_paused = st == DBG_ALREADY_PAUSED;
     return st == DBG_OKAY || st == DBG_ALREADY_PAUSED ? 0 : -1;
+}
+
+int dbg_pause_census(dbg_conn *c, uint64_t *when_ns, uint64_t **skipped,
+                     size_t *nskipped)
+{
+    dbg_buf out = {0};
+    *skipped = NULL;
+    *nskipped = 0;
+    int r = dbg_request_ok(c, DBG_CMD_PAUSE_AFTER_CENSUS, NULL, &out);
+    if (r == 0 && (out.len < 8 || (out.len - 8) % 8 != 0)) {
+        conn_err(c, "PAUSE_AFTER_CENSUS: reply of %zu bytes", out.len);
+        r = -1;
+    }
+    if (r == 0) {
+        *when_ns = (uint64_t)dbg_rd32(out.p) << 32 | dbg_rd32(out.p + 4);
+        size_t n = (out.len - 8) / 8;
+        *skipped = malloc((n + 1) * sizeof(**skipped));
+        if (!*skipped) {
+            conn_err(c, "out of memory");
+            r = -1;
+        } else {
+            for (size_t i = 0; i < n; i++)
+                (*skipped)[i] = dbg_rdptr(out.p + 8 + 8 * i);
+            *nskipped = n;
+        }
+    }
+    dbg_buf_free(&out);
+    return r;
 }
 
 int dbg_resume(dbg_conn *c, int *was_running)

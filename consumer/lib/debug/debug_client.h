@@ -25,6 +25,7 @@ enum dbg_command {
     DBG_CMD_SRT = 17,
     DBG_CMD_PAUSE_AFTER_GC = 64,
     DBG_CMD_STAY_PAUSED = 65,
+    DBG_CMD_PAUSE_AFTER_CENSUS = 66,
 };
 
 enum dbg_status {
@@ -99,6 +100,15 @@ int dbg_version(dbg_conn *c, uint32_t *version);
 int dbg_pause(dbg_conn *c, int after_gc, int *was_paused);
 /* Resume; *was_running set if it was not paused (not an error). */
 int dbg_resume(dbg_conn *c, int *was_running);
+/* Pause right after the major GC that takes a heap census the stub asks
+ * for (PAUSE_AFTER_CENSUS; the program needs a heap profile, +RTS -hT);
+ * *when_ns is the time of the pause on the eventlog's clock: that census
+ * is the program's last heap sample before it. *skipped (caller frees)
+ * lists the starts of the pinned block groups the census did not count
+ * (the capabilities' current pinned blocks). A program paused already is
+ * an error (ALREADY_PAUSED). */
+int dbg_pause_census(dbg_conn *c, uint64_t *when_ns, uint64_t **skipped,
+                     size_t *nskipped);
 int dbg_stay_paused(dbg_conn *c, int on);
 /* ROOTS or SAVED_OBJECTS: an array of addresses, caller frees. */
 int dbg_ptr_list(dbg_conn *c, uint32_t cmd, uint64_t **out, size_t *n);

@@ -506,9 +506,22 @@ static void decode(dbg_heap *h, uint64_t addr, dbg_info *in,
         case DBG_WEAK:
             push_words(out, mem, size, 1, 5);
             break;
-        case DBG_TSO:
-            push_words(out, mem, size, 3, 1); /* stackobj */
+        case DBG_TSO: {
+            /* the fields the GC follows (scavengeTSO): _link, stackobj,
+             * trec, blocked_exceptions, bq, and block_info when the
+             * thread is blocked on a closure (or not blocked) */
+            push_words(out, mem, size, 1, 1);
+            push_words(out, mem, size, 3, 1);
+            push_words(out, mem, size, 10, 3);
+            if (size >= 6 * WORD) {
+                uint16_t why;
+                memcpy(&why, mem + 4 * WORD + 2, 2); /* host order */
+                if (why == 0 || why == 1 || why == 2 || why == 12 ||
+                    why == 14 || why == 15)
+                    push_words(out, mem, size, 5, 1);
+            }
             break;
+        }
         case DBG_STACK:
             decode_stack(h, addr, mem, size, out);
             break;
