@@ -493,9 +493,7 @@ static int debug_census(const char *target, enum census_by by, int gc)
                "counts)\n",
                s.static_count, s.static_bytes, s.pinned_groups, s.pinned_bytes,
                s.skipped_count, s.skipped_bytes);
-    if (h->unreadable)
-        fprintf(stderr, "rtscope debug: warning: %zu closures or frames could "
-                        "not be read; counts may be low\n", h->unreadable);
+    debug_warn_unreadable(h, "counts may be low");
 done:
     debug_session_close(&ss);
     for (size_t i = 0; i < nrows; i++)
@@ -714,14 +712,11 @@ static int debug_run(int argc, char **argv)
             nsel++;
             break;
         }
-        case 'l': {
-            char *end;
-            limit = strtol(optarg, &end, 10);
-            if (*end || limit < 1 || limit > 1000000)
+        case 'l':
+            if (debug_parse_count(optarg, 1, 1000000, &limit) != 0)
                 return cli_usage_error(&cli_cmd_debug, "--limit %s: not a "
                                        "positive number", optarg);
             break;
-        }
         case 'n':
             gc = 0;
             break;

@@ -329,10 +329,7 @@ static int debug_blocks(const char *target, size_t sample, int gc)
     }
     if (blocks_report(&ss.heap, &s, sample) != 0)
         r = debug_fail("out of memory");
-    if (ss.heap.unreadable)
-        fprintf(stderr, "rtscope debug: warning: %zu closures or frames could "
-                        "not be read; utilisation may be low\n",
-                ss.heap.unreadable);
+    debug_warn_unreadable(&ss.heap, "utilisation may be low");
 done:
     debug_session_close(&ss);
     free(s.all);
@@ -356,14 +353,11 @@ int debug_blocks_run(int argc, char **argv)
     optind = 1;
     while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (ch) {
-        case 's': {
-            char *end;
-            sample = strtol(optarg, &end, 10);
-            if (*end || end == optarg || sample < 0 || sample > 100000)
+        case 's':
+            if (debug_parse_count(optarg, 0, 100000, &sample) != 0)
                 return cli_usage_error(&cli_cmd_debug, "--sample %s: not a "
                                        "number of blocks", optarg);
             break;
-        }
         case 'n':
             gc = 0;
             break;

@@ -290,9 +290,7 @@ static int debug_dups(const char *target, size_t limit, int gc)
            " bytes could be shared (of %" PRIu64 " bytes in %" PRIu64
            " immutable closures)\n",
            dup_closures, m, dup_bytes, s.candidate_bytes, s.candidates);
-    if (hp->unreadable)
-        fprintf(stderr, "rtscope debug: warning: %zu closures or frames could "
-                        "not be read; counts may be low\n", hp->unreadable);
+    debug_warn_unreadable(hp, "counts may be low");
 done:
     debug_session_close(&ss);
     free(s.blocks);
@@ -312,14 +310,11 @@ int debug_dups_run(int argc, char **argv)
     optind = 1;
     while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (ch) {
-        case 'l': {
-            char *end;
-            limit = strtol(optarg, &end, 10);
-            if (*end || end == optarg || limit < 1 || limit > 100000000)
+        case 'l':
+            if (debug_parse_count(optarg, 1, 100000000, &limit) != 0)
                 return cli_usage_error(&cli_cmd_debug, "--limit %s: not a "
                                        "positive number", optarg);
             break;
-        }
         case 'n':
             gc = 0;
             break;

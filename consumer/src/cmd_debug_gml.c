@@ -281,10 +281,7 @@ static int debug_gml(const char *target, const char *out, int gc)
     if (strcmp(out, "-") != 0)
         fprintf(stderr, "rtscope debug: %s: %zu nodes, %zu edges\n", out, nn,
                 ne);
-    if (ss.heap.unreadable)
-        fprintf(stderr, "rtscope debug: warning: %zu closures or frames could "
-                        "not be read; counts may be low\n",
-                ss.heap.unreadable);
+    debug_warn_unreadable(&ss.heap, "the graph lacks them");
 done:
     debug_session_close(&ss);
     for (size_t i = 0; i < s.ninfos; i++)

@@ -97,10 +97,7 @@ int debug_snapshot_run(const char *target, const char *out, int gc,
            "%s; paused %.3f s\n",
            out, snap.nclo, live, snap.ninfos, snap.nroots, bytes,
            live ? (double)bytes / (double)live : 0.0, blk, paused);
-    if (h->unreadable)
-        fprintf(stderr, "rtscope debug: warning: %zu closures or frames could "
-                        "not be read; the snapshot has what could\n",
-                h->unreadable);
+    debug_warn_unreadable(h, "the snapshot has what could");
 done:
     debug_session_close(&ss);
     dbg_snap_free(&snap);

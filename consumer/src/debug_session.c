@@ -4,6 +4,7 @@
 
 #include "cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,4 +137,22 @@ void debug_session_close(debug_session *s)
     dbg_snap_free(&s->snap);
     free(s->roots);
     s->roots = NULL;
+}
+
+void debug_warn_unreadable(const dbg_heap *h, const char *consequence)
+{
+    if (h->unreadable)
+        fprintf(stderr, "rtscope debug: warning: %zu closures or frames could "
+                        "not be read; %s\n", h->unreadable, consequence);
+}
+
+int debug_parse_count(const char *arg, long min, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
 }

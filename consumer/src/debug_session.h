@@ -39,6 +39,13 @@ int debug_session_open(debug_session *s, const char *target);
  * Returns 0, or an exit status with the error printed. */
 int debug_session_walk(debug_session *s, int gc, dbg_visit_fn fn, void *ctx,
                        int hold);
+/* If some closures or frames could not be read: "rtscope debug: warning:
+ * N closures or frames could not be read; CONSEQUENCE" on stderr. */
+void debug_warn_unreadable(const dbg_heap *h, const char *consequence);
+
+/* ARG as a decimal count in [min, max]: 0, or -1 when it is not one. */
+int debug_parse_count(const char *arg, long min, long max, long *out);
+
 /* Resume now if the session paused the program. */
 void debug_session_release(debug_session *s);
 /* Resume if needed, disconnect, free everything. */
