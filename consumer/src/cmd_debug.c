@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 #include "cmd_debug.h"
+#include "debug_blocks.h"
 #include "debug_client.h"
 #include "debug_heap.h"
 #include "debug_session.h"
@@ -165,15 +166,10 @@ static int debug_pause_cmd(const char *target, int pause)
 enum census_by { BY_TYPE, BY_CONSTRUCTOR, BY_INFO, BY_MODULE, BY_THUNK_SOURCE,
                  BY_HEAP_BAND };
 
-/* A block group of the paused heap (BLOCKS), for --heap-census. */
-typedef struct census_block {
-    uint64_t start, size;
-    uint16_t flags;
-    int seen;
-    int uncensused; /* a pinned group the census skipped (a capability's) */
-} census_block;
-
-#define CENSUS_BF_PINNED 4 /* GHC's BF_PINNED */
+/* --heap-census: per block group, whether a census skipped it (a
+ * Capability's current pinned block) and whether it was counted. */
+#define CENSUS_GROUP_SEEN 1
+#define CENSUS_GROUP_UNCENSUSED 2
 
 typedef struct census_acc {
     uint64_t info;
@@ -188,75 +184,24 @@ typedef struct census_state {
     int thunks_only;
     /* --heap-census: the heap's block groups, by address; what lies in
      * none of them is static; pinned groups count whole, once. */
-    census_block *blocks;
+    dbg_block *blocks;
     size_t nblocks;
+    unsigned char *group; /* CENSUS_GROUP_* of blocks[i] */
     uint64_t static_count, static_bytes;
     uint64_t pinned_groups, pinned_bytes;
     uint64_t skipped_count, skipped_bytes;
 } census_state;
 
-static census_block *census_block_find(census_state *s, uint64_t addr)
+/* The block groups of the paused heap (BLOCKS), sorted and checked. */
+static int census_load_blocks(dbg_heap *h, census_state *s)
 {
-    size_t lo = 0, hi = s->nblocks;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (addr < s->blocks[mid].start)
-            hi = mid;
-        else if (addr >= s->blocks[mid].start + s->blocks[mid].size)
-            lo = mid + 1;
-        else
-            return &s->blocks[mid];
-    }
-    return NULL;
-}
-
-static int block_by_start(const void *a, const void *b)
-{
-    const census_block *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* The block groups of the paused heap, from BLOCKS (flags, start and size
- * of each; the contents are skipped). */
-static int census_load_blocks(dbg_conn *c, census_state *s)
-{
-    dbg_buf out = {0};
-    if (dbg_request_ok(c, DBG_CMD_BLOCKS, NULL, &out) != 0)
-        return -1;
-    size_t cap = 0;
-    for (size_t off = 0; off < out.len;) {
-        if (out.len - off < 14) {
-            snprintf(c->err, sizeof(c->err), "BLOCKS: truncated entry");
-            dbg_buf_free(&out);
-            return -1;
-        }
-        uint16_t flags;
-        memcpy(&flags, out.p + off, 2); /* host order */
-        uint64_t start = dbg_rdptr(out.p + off + 2);
-        uint32_t size = dbg_rd32(out.p + off + 10);
-        if (size > out.len - off - 14) {
-            snprintf(c->err, sizeof(c->err), "BLOCKS: truncated entry");
-            dbg_buf_free(&out);
-            return -1;
-        }
-        off += 14 + (size_t)size;
-        if (s->nblocks == cap) {
-            size_t nc = cap ? cap * 2 : 256;
-            census_block *nb = realloc(s->blocks, nc * sizeof(*nb));
-            if (!nb) {
-                dbg_buf_free(&out);
-                snprintf(c->err, sizeof(c->err), "out of memory");
-                return -1;
-            }
-            s->blocks = nb;
-            cap = nc;
-        }
-        s->blocks[s->nblocks++] =
-            (census_block){.start = start, .size = size, .flags = flags};
-    }
-    dbg_buf_free(&out);
-    qsort(s->blocks, s->nblocks, sizeof(*s->blocks), block_by_start);
-    return 0;
+    char err[256];
+    if (dbg_heap_blocks(h, &s->blocks, &s->nblocks) != 0)
+        return debug_fail("%s", h->err);
+    if (dbg_blocks_sort_check(s->blocks, s->nblocks, err, sizeof(err)) != 0)
+        return debug_fail("BLOCKS: %s", err);
+    s->group = calloc(s->nblocks + 1, 1);
+    return s->group ? 0 : debug_fail("out of memory");
 }
 
 static int census_visit(void *ctx, const dbg_closure *c, uint64_t parent)
@@ -267,23 +212,23 @@ static int census_visit(void *ctx, const dbg_closure *c, uint64_t parent)
     if (s->thunks_only &&
         !(c->info->type >= DBG_THUNK && c->info->type <= DBG_THUNK_SELECTOR))
         return 0;
-    if (s->blocks) {
-        census_block *b = census_block_find(s, c->addr);
-        if (!b) { /* static: a heap census never counts it */
+    if (s->group) {
+        long g = dbg_blocks_find(s->blocks, s->nblocks, c->addr);
+        if (g < 0) { /* static: a heap census never counts it */
             s->static_count++;
             s->static_bytes += c->size;
             return 0;
         }
-        if (b->uncensused) { /* a capability's current pinned block */
+        if (s->group[g] & CENSUS_GROUP_UNCENSUSED) { /* a capability's */
             s->skipped_count++;
             s->skipped_bytes += c->size;
             return 0;
         }
-        if (b->flags & CENSUS_BF_PINNED) { /* -hT: the whole group */
-            if (!b->seen) {
-                b->seen = 1;
+        if (s->blocks[g].flags & DBG_BF_PINNED) { /* -hT: the whole group */
+            if (!(s->group[g] & CENSUS_GROUP_SEEN)) {
+                s->group[g] |= CENSUS_GROUP_SEEN;
                 s->pinned_groups++;
-                s->pinned_bytes += b->size;
+                s->pinned_bytes += s->blocks[g].size;
             }
             return 0;
         }
@@ -402,15 +347,15 @@ static int debug_census(const char *target, enum census_by by, int gc)
             goto done;
         }
         ss.resume_after = 1;
-        if (census_load_blocks(&ss.conn, &s) != 0) {
+        r = census_load_blocks(&ss.heap, &s);
+        if (r) {
             free(skipped);
-            r = debug_fail("%s", ss.conn.err);
             goto done;
         }
         for (size_t i = 0; i < nskipped; i++) {
-            census_block *b = census_block_find(&s, skipped[i]);
-            if (b)
-                b->uncensused = 1;
+            long g = dbg_blocks_find(s.blocks, s.nblocks, skipped[i]);
+            if (g >= 0)
+                s.group[g] |= CENSUS_GROUP_UNCENSUSED;
         }
         free(skipped);
         gc = -1; /* paused: the walk only reads the roots */
@@ -501,6 +446,7 @@ done:
     free(rows);
     free(s.acc);
     free(s.blocks);
+    free(s.group);
     dbg_u64map_free(&s.index);
     return r;
 }
