@@ -30,6 +30,16 @@ ifeq "$(RTSCOPE_PROFILING)" "YES"
 GhcRTSWays += p thr_p debug_p thr_debug_p
 endif
 
+# Tracing in every RTS way, as rtscope's overlay (scripts/rts.mk) and GHC 9.4
+# have it: `+RTS -l`, -hi's IPE events, the flush flags and the eventlog
+# socket work in a program linked without -eventlog. Stock 9.0 compiles
+# only the l, debug and profiling ways with -eventlog (mk/ways.mk); a
+# program of the vanilla, threaded or dyn way then stops at `+RTS -l` with
+# "the flag -l requires the program to be built with -eventlog". rts/ghc.mk
+# passes GhcRtsHcOpts to every RTS way, for .c and .cmm alike (both are
+# compiled by ghc, which turns -eventlog into -DTRACING).
+GhcRtsHcOpts += -eventlog
+
 # libdw: configure's --enable-dwarf-unwind sets GhcRtsWithLibdw = YES, which
 # links the RTS with libdw and libelf (rts/package.conf.in). rtscope's -hi
 # provenance (rts/IPEProvenance.c) reads ELF symbols and DWARF through them.
