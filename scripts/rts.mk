@@ -108,7 +108,9 @@ way_tag  = $(if $(filter v,$(call way_base,$(1))),,_$(call way_base,$(1)))
 lib_of   = $(if $(call is_asan,$(1)),$(ASAN_LIB)/libHSrts$(call way_tag,$(call asan_base,$(1))).a,\
              $(LIB)/libHSrts$(call way_tag,$(1))$(if $(findstring dyn,$(1)),-ghc$(GHC_VERSION).so,.a))
 
-ALL_WAYS := $(WAYS) $(ASAN_WAYS)
+# A sanitizer way shares its base way's Cmm and assembler objects, so it is
+# built only along with its base way (WAYS=thr: thr and thr_asan).
+ALL_WAYS := $(WAYS) $(foreach a,$(ASAN_WAYS),$(if $(filter $(call asan_base,$(a)),$(WAYS)),$(a)))
 LIBS := $(foreach w,$(ALL_WAYS),$(call lib_of,$(w)))
 
 all: $(LIBS)
