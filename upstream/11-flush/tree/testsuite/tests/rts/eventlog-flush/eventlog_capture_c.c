@@ -1,7 +1,8 @@
 /* An EventLogWriter that keeps each eventlog stream in memory, installed
  * through RtsConfig.eventlog_writer (main() below runs the Haskell program
  * with it), and a reader of the binary format, so that a test can ask what
- * a stream holds without an eventlog parser library.
+ * reached the writer (countedBytes) and what a stream holds, without an
+ * eventlog parser library.
  *
  * Stream 0 is the one started with +RTS -l; restartEventLogCapture() ends
  * the current stream and starts the next. Every query reads a whole
@@ -48,6 +49,16 @@ static const EventLogWriter captureWriter = {
     .flushEventLog      = NULL,
     .stopEventLogWriter = NULL,
 };
+
+/* Bytes handed to the writer so far, in all streams. */
+size_t countedBytes (void)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i <= current; i++) n += streams[i].len;
+    pthread_mutex_unlock(&lock);
+    return n;
+}
 
 /* End the current stream and start the next one; 1 on success. */
 int restartEventLogCapture (void)
