@@ -70,10 +70,10 @@ static int request (int fd, uint32_t cmd, const unsigned char *body, uint32_t n)
 {
     unsigned char frame[16];
     uint32_t len = 4 + n;
+    if (n > sizeof frame - 8) return -1;
     for (int i = 0; i < 4; i++) frame[i] = (unsigned char) (len >> (24 - 8 * i));
     for (int i = 0; i < 4; i++) frame[4 + i] = (unsigned char) (cmd >> (24 - 8 * i));
-    if (n > sizeof frame - 8) return -1;
-    memcpy(frame + 8, body, n);
+    if (n > 0) memcpy(frame + 8, body, n);
     if (write(fd, frame, 8 + n) != (ssize_t) (8 + n)) return -1;
     for (;;) {      /* OKAY_CONTINUES frames, then the final one */
         unsigned char head[6], skip[256];
