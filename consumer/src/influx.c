@@ -16,6 +16,14 @@
  * stays bounded however long the outage, and what arrives after it is the
  * most recent data. Points keep their own timestamps, so a late write puts
  * them where they belong.
+ *
+ * Since a batch is the unit of dropping, a batch holds at most an eighth of
+ * the queue (but at least INFLUX_BATCH_FLOOR bytes, so that a long point
+ * still fits): a drop then takes at most an eighth of a queue of 32 KiB or
+ * more (a quarter of a 16 KiB one), and the rest is the newest points.
+ * With batches as large as the queue (as once, for an --influx-queue below
+ * the 256 KiB batch size) every drop emptied the whole queue, and an outage
+ * that ended just after one lost the run's last heap censuses.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "influx.h"
@@ -25,6 +33,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The least bytes a batch may take (Note [The InfluxDB queue]). */
+#define INFLUX_BATCH_FLOOR ((size_t)4096)
 
 typedef struct influx_batch {
     char *data;
@@ -168,8 +179,14 @@ influx *influx_new(const influx_opts *opts, char *why, size_t why_len)
         ix->opts.queue_max = (size_t)8 << 20;
     if (!ix->opts.batch_max)
         ix->opts.batch_max = (size_t)256 << 10;
-    if (ix->opts.batch_max > ix->opts.queue_max)
-        ix->opts.batch_max = ix->opts.queue_max;
+    /* A batch is what a full queue drops: see Note [The InfluxDB queue] */
+    size_t batch_cap = ix->opts.queue_max / 8;
+    if (batch_cap < INFLUX_BATCH_FLOOR)
+        batch_cap = INFLUX_BATCH_FLOOR;
+    if (batch_cap > ix->opts.queue_max)
+        batch_cap = ix->opts.queue_max;
+    if (ix->opts.batch_max > batch_cap)
+        ix->opts.batch_max = batch_cap;
     if (ix->opts.flush_ms <= 0)
         ix->opts.flush_ms = 1000;
     if (ix->opts.backoff_min_ms <= 0)

@@ -221,6 +221,45 @@ START_TEST(influx_escaping)
 }
 END_TEST
 
+/* A full queue drops its oldest batch, and a batch is a small part of the
+ * queue: however long the outage, at least three quarters of a 16 KiB queue
+ * stays filled with the newest points (once a whole batch as large as the
+ * queue went, leaving a few points and none of the run's last censuses). */
+START_TEST(influx_full_queue_keeps_newest)
+{
+    influx_opts o;
+    memset(&o, 0, sizeof(o));
+    o.url = "http://127.0.0.1:9"; /* never contacted: no influx_step */
+    o.db = "t";
+    o.queue_max = 16384;
+    char why[256];
+    influx *ix = influx_new(&o, why, sizeof(why));
+    ck_assert_msg(ix != NULL, "%s", why);
+    char line[128];
+    influx_stats st;
+    int full = 0;
+    for (int i = 0; i < 2000; i++) {
+        int n = snprintf(line, sizeof(line),
+                         "ghc_heap_census,program=P,pid=1 total=%di,"
+                         "bands=10i,other=0i,sample=%di %d",
+                         i * 1000, i, 1000000 + i);
+        influx_add(ix, line, (size_t)n);
+        influx_get_stats(ix, &st);
+        ck_assert_uint_le(st.queued_bytes, o.queue_max);
+        ck_assert_uint_eq(st.queued_points + st.dropped_points,
+                          (uint64_t)i + 1);
+        if (st.dropped_points > 0)
+            full = 1;
+        if (full)
+            ck_assert_msg(st.queued_bytes >= o.queue_max * 3 / 4,
+                          "after %d points only %llu bytes queued", i + 1,
+                          (unsigned long long)st.queued_bytes);
+    }
+    ck_assert(full);
+    influx_free(ix);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("live");
@@ -231,6 +270,7 @@ int main(void)
     tcase_add_test(tc, sample_top_n_other_and_ipe_names);
     tcase_add_test(tc, prometheus_exposition);
     tcase_add_test(tc, influx_escaping);
+    tcase_add_test(tc, influx_full_queue_keeps_newest);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
