@@ -1,7 +1,8 @@
 # rtscope: heap observability for Haskell programs on GHC 9.0.2.
 #
 #   make            setup (Debian packages, GHC source) + patched RTS + overlay + consumer
-#   make test       everything above, then the whole testsuite
+#   make test       everything above, the consumer's unit tests (also under
+#                   ASan+UBSan), then the whole testsuite
 #   make demo       build, run an instrumented program, write its reports
 #   make bench      the benchmarks (ratios measured side by side)
 #   make install    PREFIX=/opt/rtscope: overlay, wrappers, consumer
@@ -38,7 +39,7 @@ consumer: setup
 	@if [ -f consumer/Makefile ]; then $(MAKE) --no-print-directory -C consumer all; fi
 
 test: all
-	@if [ -f consumer/Makefile ]; then $(MAKE) --no-print-directory -C consumer check; fi
+	@if [ -f consumer/Makefile ]; then $(MAKE) --no-print-directory -C consumer check asan; fi
 	@testsuite/driver/run
 
 demo: all

@@ -95,7 +95,14 @@ void metrics_wanted(uint8_t wanted[65536])
 
 int64_t metrics_unix_ns(const metrics *m, uint64_t ts)
 {
-    return m->have_wall ? (int64_t)ts + m->wall_offset_ns : 0;
+    int64_t unix_ns;
+    if (!m->have_wall)
+        return 0;
+    /* A corrupt stream's timestamp can be anything: saturate rather than
+     * overflow (ts >= 0, so only the upper bound can be crossed). */
+    if (__builtin_add_overflow(ts, m->wall_offset_ns, &unix_ns))
+        return INT64_MAX;
+    return unix_ns;
 }
 
 const char *metrics_breakdown_flag(uint32_t breakdown)
@@ -390,12 +397,20 @@ unsigned metrics_feed(metrics *m, const el_event *ev)
         m->pid = ev->u.pid.pid;
         m->have_pid = 1;
         return METRICS_CHANGED_IDENTITY;
-    case EL_WALL_CLOCK_TIME:
-        m->wall_offset_ns = (int64_t)(ev->u.wall_clock.sec * 1000000000ull +
-                                      ev->u.wall_clock.nsec) -
-                            (int64_t)ev->ts;
+    case EL_WALL_CLOCK_TIME: {
+        /* A wall clock whose offset does not fit in 64 bits comes from a
+         * corrupt stream: ignore it rather than overflow. */
+        uint64_t wall_ns;
+        int64_t offset;
+        if (__builtin_mul_overflow(ev->u.wall_clock.sec, 1000000000ull,
+                                   &wall_ns) ||
+            __builtin_add_overflow(wall_ns, ev->u.wall_clock.nsec, &wall_ns) ||
+            __builtin_sub_overflow(wall_ns, ev->ts, &offset))
+            return 0;
+        m->wall_offset_ns = offset;
         m->have_wall = 1;
         return METRICS_CHANGED_IDENTITY;
+    }
     case EL_HEAP_PROF_BEGIN:
         m->profiling = 1;
         m->breakdown = ev->u.heap_prof_begin.breakdown;

@@ -221,6 +221,34 @@ START_TEST(influx_escaping)
 }
 END_TEST
 
+/* Program time to Unix time: the wall clock event's offset, and corrupt
+ * streams (any timestamp, any wall clock) saturate or are ignored instead
+ * of overflowing (UBSan found the overflow in export-smoke's corrupt
+ * socket). */
+START_TEST(wall_clock_offset_and_corrupt_times)
+{
+    metrics *m = metrics_new(0);
+    ck_assert_int_eq(metrics_unix_ns(m, 5), 0); /* no wall clock yet */
+    el_event ev = ev_of(EL_WALL_CLOCK_TIME, 0, 1000);
+    ev.u.wall_clock.sec = 1795545260;
+    ev.u.wall_clock.nsec = 500;
+    ck_assert_uint_eq(metrics_feed(m, &ev), METRICS_CHANGED_IDENTITY);
+    ck_assert_int_eq(metrics_unix_ns(m, 3000),
+                     1795545260LL * 1000000000LL + 500 + 2000);
+    ck_assert_int_eq(metrics_unix_ns(m, UINT64_MAX - 7), INT64_MAX);
+    ck_assert_int_eq(metrics_unix_ns(m, (uint64_t)INT64_MAX), INT64_MAX);
+    /* a wall clock past 64 bits of nanoseconds is ignored */
+    ev.u.wall_clock.sec = UINT64_MAX / 1000;
+    ck_assert_uint_eq(metrics_feed(m, &ev), 0);
+    ev = ev_of(EL_WALL_CLOCK_TIME, 0, UINT64_MAX);
+    ev.u.wall_clock.sec = 1;
+    ck_assert_uint_eq(metrics_feed(m, &ev), 0);
+    ck_assert_int_eq(metrics_unix_ns(m, 3000),
+                     1795545260LL * 1000000000LL + 500 + 2000);
+    metrics_free(m);
+}
+END_TEST
+
 /* A full queue drops its oldest batch, and a batch is a small part of the
  * queue: however long the outage, at least three quarters of a 16 KiB queue
  * stays filled with the newest points (once a whole batch as large as the
@@ -269,6 +297,7 @@ int main(void)
     tcase_add_test(tc, allocation_sums_capabilities);
     tcase_add_test(tc, sample_top_n_other_and_ipe_names);
     tcase_add_test(tc, prometheus_exposition);
+    tcase_add_test(tc, wall_clock_offset_and_corrupt_times);
     tcase_add_test(tc, influx_escaping);
     tcase_add_test(tc, influx_full_queue_keeps_newest);
     suite_add_tcase(s, tc);
