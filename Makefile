@@ -7,6 +7,7 @@
 #   make bench      the benchmarks (ratios measured side by side)
 #   make install    PREFIX=/opt/rtscope: overlay, wrappers, consumer
 #   make full-ghc   a whole patched GHC in _build/ghc-full (not in make test; RTSCOPE_FLAVOUR=quick: ~40 min)
+#   make full-ghc-test  rtscope's testsuite with that GHC instead of the overlay
 #   make upstream   the series as git format-patch against pristine 9.0.2,
 #                   checked with git am and an RTS build per commit
 #   make clean      remove _build/ and build outputs (keeps the fetched source)
@@ -18,7 +19,7 @@ RTS_MAKE = $(MAKE) --no-print-directory -f scripts/rts.mk -j$(JOBS) \
            TREE=$(BUILD)/tree OUT=$(BUILD)/rts-obj LIB=$(BUILD)/lib/ghc/rts
 
 .PHONY: all setup tree rts overlay consumer test demo bench install clean distclean \
-        full-ghc upstream
+        full-ghc full-ghc-test upstream
 
 all: overlay consumer
 
@@ -54,6 +55,13 @@ install: all
 full-ghc:
 	@scripts/setup --full-ghc
 	@scripts/build-ghc --prefix $(BUILD)/ghc-full
+
+# The sanitizer ways (asan, thr_asan) still link the overlay's ASan RTS,
+# which a whole GHC does not build: hence `all`.
+full-ghc-test: all
+	@test -x $(BUILD)/ghc-full/bin/ghc || { echo "rtscope: no whole GHC in $(BUILD)/ghc-full (fix: make full-ghc)"; exit 1; }
+	@OVERLAY_GHC=$(CURDIR)/$(BUILD)/ghc-full/bin/ghc testsuite/driver/run
+	@scripts/check-upstream-tests $(CURDIR)/$(BUILD)/ghc-full/bin/ghc
 
 upstream: setup
 	@scripts/export-upstream
