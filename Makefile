@@ -57,9 +57,10 @@ full-ghc:
 	@scripts/build-ghc --prefix $(BUILD)/ghc-full
 
 # The sanitizer ways (asan, thr_asan) still link the overlay's ASan RTS,
-# which a whole GHC does not build: hence `all`.
-full-ghc-test: all
+# which a whole GHC does not build: hence `all`, once the GHC is there.
+full-ghc-test:
 	@test -x $(BUILD)/ghc-full/bin/ghc || { echo "rtscope: no whole GHC in $(BUILD)/ghc-full (fix: make full-ghc)"; exit 1; }
+	@$(MAKE) --no-print-directory all
 	@OVERLAY_GHC=$(CURDIR)/$(BUILD)/ghc-full/bin/ghc testsuite/driver/run
 	@scripts/check-upstream-tests $(CURDIR)/$(BUILD)/ghc-full/bin/ghc
 
