@@ -214,7 +214,8 @@ static void metrics_end_sample(metrics *m)
     memset(&s, 0, sizeof(s));
     s.ts = m->sample_ts;
     s.nbands = m->npending;
-    qsort(m->pending, m->npending, sizeof(*m->pending), metrics_band_cmp);
+    if (m->npending > 1) /* an empty census has no array to sort */
+        qsort(m->pending, m->npending, sizeof(*m->pending), metrics_band_cmp);
     size_t keep = m->npending < m->top_n ? m->npending : m->top_n;
     s.top = keep ? calloc(keep, sizeof(*s.top)) : NULL;
     if (keep && !s.top) {

@@ -151,6 +151,17 @@ START_TEST(sample_top_n_other_and_ipe_names)
     ck_assert_uint_eq(m->samples, 1);
     ck_assert_uint_eq(m->latest.ts, 1000);
     metrics_free(m);
+    /* an empty census (no bands) as a program's first is a sample of 0
+     * bytes (the fuzzer found qsort called on the model's still NULL band
+     * array: undefined, and caught by make asan) */
+    m = metrics_new(2);
+    feed_sample(m, 3000, labels, bytes, 0, 1);
+    ck_assert_uint_eq(m->samples, 1);
+    ck_assert_uint_eq(m->latest.ts, 3000);
+    ck_assert_uint_eq(m->latest.total, 0);
+    ck_assert_uint_eq(m->latest.nbands, 0);
+    ck_assert_uint_eq(m->latest.ntop, 0);
+    metrics_free(m);
 }
 END_TEST
 
