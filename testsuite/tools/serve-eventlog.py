@@ -52,8 +52,11 @@ def main():
             conn, _ = srv.accept()
         except socket.timeout:
             break
-        for i in range(0, len(data), a.chunk):
-            conn.sendall(data[i : i + a.chunk])
+        try:
+            for i in range(0, len(data), a.chunk):
+                conn.sendall(data[i : i + a.chunk])
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the consumer hung up first: it rejected the stream
         conn.close()
     srv.close()
     if a.unix:
