@@ -6,7 +6,7 @@
 #   make demo       build, run an instrumented program, write its reports
 #   make bench      the benchmarks (ratios measured side by side)
 #   make install    PREFIX=/opt/rtscope: overlay, wrappers, consumer
-#   make full-ghc   a whole patched GHC in _build/ghc-full (not in make test; RTSCOPE_FLAVOUR=quick: ~40 min)
+#   make full-ghc   a whole patched GHC in _build/ghc-full (not in make test; ~40 min on 2 cores)
 #   make full-ghc-test  rtscope's testsuite with that GHC instead of the overlay
 #   make upstream   the series as git format-patch against pristine 9.0.2,
 #                   checked with git am and an RTS build per commit
