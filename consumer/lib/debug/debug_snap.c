@@ -582,6 +582,15 @@ int dbg_snap_write(dbg_snap *s, const char *path, int level,
         snap_err(s, "%s: path too long", path);
         return -1;
     }
+    /* The snapshot is written beside PATH and renamed over it, so that a
+     * failed write never leaves half a file. Renamed over a device or a
+     * FIFO (/dev/null, as root), it would replace that with a file. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snap_err(s, "%s: not a regular file (a snapshot is written to a file)",
+                 path);
+        return -1;
+    }
     snap_writer w;
     memset(&w, 0, sizeof(w));
     w.f = fopen(tmp, "wb");

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 TCase *snap_tcase(void);
@@ -180,6 +181,36 @@ START_TEST(snap_foreign)
 }
 END_TEST
 
+/* A path that is not a regular file (a FIFO here; /dev/null as root is the
+ * case that matters) is refused with its name, and stays what it was: the
+ * write-beside-and-rename would have replaced it with a file. */
+START_TEST(snap_not_regular)
+{
+    char dir[] = "/tmp/rtscope-snapdir-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char fifo[64], tmp[80];
+    snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", fifo);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    dbg_snap s;
+    dbg_snap_init(&s);
+    ck_assert_int_eq(snapfix_build(&s), 0);
+    uint64_t bytes = 0;
+    ck_assert_int_eq(dbg_snap_write(&s, fifo, 3, &bytes), -1);
+    ck_assert_msg(strstr(s.err, "not a regular file") && strstr(s.err, fifo),
+                  "%s", s.err);
+    struct stat st;
+    ck_assert_int_eq(stat(fifo, &st), 0);
+    ck_assert(S_ISFIFO(st.st_mode));
+    ck_assert_int_ne(access(tmp, F_OK), 0);
+    ck_assert_int_eq(dbg_snap_write(&s, dir, 3, &bytes), -1); /* a directory */
+    ck_assert_ptr_nonnull(strstr(s.err, "not a regular file"));
+    dbg_snap_free(&s);
+    unlink(fifo);
+    rmdir(dir);
+}
+END_TEST
+
 TCase *snap_tcase(void)
 {
     TCase *tc = tcase_create("snapshot");
@@ -188,5 +219,6 @@ TCase *snap_tcase(void)
     tcase_add_test(tc, snap_truncated);
     tcase_add_test(tc, snap_flipped);
     tcase_add_test(tc, snap_foreign);
+    tcase_add_test(tc, snap_not_regular);
     return tc;
 }
