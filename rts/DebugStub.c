@@ -1293,6 +1293,14 @@ rts_debugStubStart (const char *path)
     }
 
     makeParents(want);
+    // Only a socket is ever replaced (a stale one, below): the path may be
+    // a typo for a file of the user's, which bind-and-rename would destroy.
+    struct stat there;
+    if (lstat(want, &there) == 0 && !S_ISSOCK(there.st_mode)) {
+        errorBelch("%sdebug stub: %s exists and is not a socket; not started",
+                   RTSCOPE_MSG_PREFIX, want);
+        goto fail;
+    }
     if (someoneListens(want)) {
         errorBelch("%sdebug stub: %s is in use by another process; not started",
                    RTSCOPE_MSG_PREFIX, want);
