@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 static double now_s(void)
@@ -40,15 +39,12 @@ static void snap_name_from(dbg_snap *snap, const char *path)
 int debug_snapshot_run(const char *target, const char *out, int gc,
                        int blocks)
 {
-    /* dbg_snap_write refuses it too, but only after the pause and walk */
-    struct stat st;
-    if (stat(out, &st) == 0 && !S_ISREG(st.st_mode))
-        return debug_fail("%s: not a regular file (a snapshot is written "
-                          "to a file)",
-                          out);
     debug_session ss;
     dbg_snap snap;
     dbg_snap_init(&snap);
+    /* dbg_snap_write checks too, but only after the pause and walk */
+    if (dbg_snap_check_path(&snap, out) != 0)
+        return debug_fail("%s", snap.err);
     int r = debug_session_open(&ss, target);
     if (r)
         return r;

@@ -574,6 +574,17 @@ static void make_header(const dbg_snap *s, int nsect, unsigned char *h)
     memcpy(h + 40, s->program, strnlen(s->program, 24));
 }
 
+int dbg_snap_check_path(dbg_snap *s, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snap_err(s, "%s: not a regular file (a snapshot is written to a file)",
+                 path);
+        return -1;
+    }
+    return 0;
+}
+
 int dbg_snap_write(dbg_snap *s, const char *path, int level,
                    uint64_t *file_bytes)
 {
@@ -582,15 +593,9 @@ int dbg_snap_write(dbg_snap *s, const char *path, int level,
         snap_err(s, "%s: path too long", path);
         return -1;
     }
-    /* The snapshot is written beside PATH and renamed over it, so that a
-     * failed write never leaves half a file. Renamed over a device or a
-     * FIFO (/dev/null, as root), it would replace that with a file. */
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        snap_err(s, "%s: not a regular file (a snapshot is written to a file)",
-                 path);
+    /* written beside PATH and renamed over it: never half a file */
+    if (dbg_snap_check_path(s, path) != 0)
         return -1;
-    }
     snap_writer w;
     memset(&w, 0, sizeof(w));
     w.f = fopen(tmp, "wb");

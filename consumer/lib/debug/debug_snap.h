@@ -80,8 +80,14 @@ int dbg_snap_set_blocks(dbg_snap *s, const dbg_block *b, size_t n);
 /* Sort what was recorded (before writing or serving it). */
 int dbg_snap_finish(dbg_snap *s);
 
-/* Write to path (through path.tmp, renamed when complete). *file_bytes
- * gets the file's size. Returns 0, or -1 with s->err set. */
+/* 0 if PATH can take a snapshot (absent, or a regular file); else -1 with
+ * s->err: the file is written beside PATH and renamed over it, which would
+ * replace a device (/dev/null, as root), a FIFO or a directory. */
+int dbg_snap_check_path(dbg_snap *s, const char *path);
+
+/* Write to path (through path.tmp, renamed when complete; refused as by
+ * dbg_snap_check_path). *file_bytes gets the file's size. Returns 0, or -1
+ * with s->err set. */
 int dbg_snap_write(dbg_snap *s, const char *path, int level,
                    uint64_t *file_bytes);
 
