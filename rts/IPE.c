@@ -132,14 +132,67 @@ freeIfSet(char *s)
     if (s != NULL) stgFree(s);
 }
 
+static bool
+isFrame(StgHalfWord type)
+{
+    switch (type) {
+    case RET_BCO:
+    case RET_SMALL:
+    case RET_BIG:
+    case RET_FUN:
+    case UPDATE_FRAME:
+    case CATCH_FRAME:
+    case UNDERFLOW_FRAME:
+    case STOP_FRAME:
+    case ATOMICALLY_FRAME:
+    case CATCH_RETRY_FRAME:
+    case CATCH_STM_FRAME:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* GHC names the code of a proc without a binder of its own after one of its
+ * blocks ("c21L"): such a DWARF name is no binder. */
+static bool
+isBlockLabel(const char *s)
+{
+    if (s[0] != 'c' || s[1] < '0' || s[1] > '9') return false;
+    for (const char *p = s + 1; *p != '\0'; p++) {
+        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z')
+              || (*p >= 'A' && *p <= 'Z'))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* "package:Module", or NULL. */
+static char *
+packageModule(const char *pkg, const char *module)
+{
+    if (pkg == NULL || module == NULL) return NULL;
+    size_t n = strlen(pkg) + strlen(module) + 2;
+    char *r = stgMallocBytes(n, "packageModule");
+    snprintf(r, n, "%s:%s", pkg, module);
+    return r;
+}
+
 /* Build the entry of one info table. Sources, best first (see
  * Note [Info table provenance from the binary] in IPEProvenance.c):
  *   table name  ELF symbol, else DWARF linkage name
- *   label       decoded symbol, else the constructor description
+ *   label       the decoded symbol of a top-level table; else the DWARF
+ *               binder; else the binding that holds the table (See Note
+ *               [The binding that holds a table]); else the table's own
+ *               local name; else the constructor description
  *   module      decoded symbol, else the DWARF compile unit, else the
- *               constructor description
- *   type        constructors: "package:Module" of the description
+ *               binding's symbol, else the constructor description
+ *   type        "package:Module": constructors from their description,
+ *               other tables from their own or their binding's symbol
  *   srcloc      DWARF source note, else the line table
+ * As GHC 9.2 means the fields, the label of a closure local to a binding
+ * is the binding's name.
  */
 static IPECacheEntry *
 makeEntry(const StgInfoTable *info)
@@ -151,11 +204,21 @@ makeEntry(const StgInfoTable *info)
              (unsigned int) itbl->type);
 
     ProvenanceResult pr;
-    provenanceLookup((StgWord) info, &pr);
+    provenanceLookup((StgWord) info, isFrame(itbl->type), &pr);
 
-    char *sym_module = NULL, *sym_label = NULL;
+    char *sym_module = NULL, *sym_label = NULL, *sym_pkg = NULL;
     if (pr.table_name != NULL) {
         infoSymbolNames(pr.table_name, &sym_module, &sym_label);
+        sym_pkg = infoSymbolPackage(pr.table_name);
+    }
+    char *bind_module = NULL, *bind_label = NULL, *bind_pkg = NULL;
+    if (pr.binding != NULL) {
+        infoSymbolNames(pr.binding, &bind_module, &bind_label);
+        bind_pkg = infoSymbolPackage(pr.binding);
+    }
+    if (pr.binder != NULL && isBlockLabel(pr.binder)) {
+        stgFree(pr.binder);
+        pr.binder = NULL;
     }
 
     char *con_pkg_module = NULL, *con_module = NULL, *con_name = NULL;
@@ -164,14 +227,24 @@ makeEntry(const StgInfoTable *info)
                      &con_pkg_module, &con_module, &con_name);
     }
 
-    const char *label = sym_label ? sym_label : con_name;
+    const char *label = sym_module ? sym_label
+                      : pr.binder ? pr.binder
+                      : bind_label ? bind_label
+                      : sym_label ? sym_label : con_name;
     const char *module = sym_module ? sym_module
-                       : pr.module ? pr.module : con_module;
+                       : pr.module ? pr.module
+                       : bind_module ? bind_module : con_module;
+    char *ty = con_pkg_module;
+    if (ty == NULL) {
+        ty = packageModule(sym_pkg ? sym_pkg : bind_pkg, module);
+    } else {
+        con_pkg_module = NULL;
+    }
 
     e->ipe.info = (StgInfoTable *) info;
     e->ipe.prov.table_name   = ipeString(pr.table_name);
     e->ipe.prov.closure_desc = ipeString(closure_type);
-    e->ipe.prov.ty_desc      = ipeString(con_pkg_module);
+    e->ipe.prov.ty_desc      = ipeString(ty);
     e->ipe.prov.label        = ipeString(label);
     e->ipe.prov.module       = ipeString(module);
     e->ipe.prov.srcloc       = ipeString(pr.srcloc);
@@ -180,14 +253,27 @@ makeEntry(const StgInfoTable *info)
     e->posted_in = 0;
 
     freeIfSet(pr.table_name);
+    freeIfSet(pr.binding);
+    freeIfSet(pr.binder);
     freeIfSet(pr.module);
     freeIfSet(pr.srcloc);
     freeIfSet(sym_module);
     freeIfSet(sym_label);
+    freeIfSet(sym_pkg);
+    freeIfSet(bind_module);
+    freeIfSet(bind_label);
+    freeIfSet(bind_pkg);
+    freeIfSet(ty);
     freeIfSet(con_pkg_module);
     freeIfSet(con_module);
     freeIfSet(con_name);
     return e;
+}
+
+void
+ipeStart(void)
+{
+    provenanceStart();
 }
 
 /* Call with ipe_lock held. */

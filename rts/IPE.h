@@ -15,6 +15,11 @@
  * See Note [-hi and RtsFlags.ProfFlags.doHeapProfile] in rts/IPE.c */
 extern bool heapProfByInfoTable;
 
+/* -hi is on: start indexing the loaded binaries in the background, so that
+ * the first census finds the provenance index built (called by
+ * initHeapProfiling). See Note [The provenance index] in IPEProvenance.c. */
+void ipeStart(void);
+
 /* Called by the census (rts/ProfHeap.c) for each info table that a sample
  * is about to mention, before the sample begins: posts the table's
  * EVENT_IPE unless this eventlog stream has already carried it.

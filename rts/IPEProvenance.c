@@ -4,7 +4,8 @@
  *
  * Provenance of info tables read from the loaded binaries: ELF symbols of
  * the executable and of every shared object, and the DWARF that GHC emits
- * with -g. Uses elfutils (libdwfl, libdw, libelf).
+ * with -g. Each object is indexed once (libelf, libdw); a lookup is a
+ * binary search.
  *
  * ---------------------------------------------------------------------------*/
 
@@ -18,11 +19,17 @@
 #include "Trace.h"
 #include "eventlog/EventLog.h"
 
-#include <elfutils/libdwfl.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
 #include <dwarf.h>
 #include <link.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/auxv.h>
 
@@ -31,25 +38,29 @@
  * GHC 9.2 learns where an info table comes from through -finfo-table-map:
  * the compiler emits a table of (info table, provenance) that the RTS
  * registers at startup. GHC 9.0.2 has no such flag, so rtscope reads the
- * same facts from the program's own binaries, lazily, for the tables a
- * heap census actually meets:
+ * same facts from the program's own binaries, for the tables a heap census
+ * (or the debug stub) actually meets:
  *
  *  * the loaded objects: dl_iterate_phdr lists the executable and every
- *    shared object with its load address; each is reported to libdwfl
- *    (dwfl_report_elf), so with -dynamic the constructors of base's
- *    libHSbase-*.so resolve like the program's own. When an address
+ *    shared object with its load address, so with -dynamic the tables of
+ *    base's libHSbase-*.so resolve like the program's own. When an address
  *    falls outside every known object and the dynamic linker has loaded
  *    something since (dlpi_adds), the list is read again.
  *
  *  * the table name: the ELF symbol exactly at the info pointer (with
  *    tables next to code, GHC's Foo_info label marks the end of the
- *    table, which is where closures point). Only an exact match counts:
- *    a nearby symbol would name a different table.
+ *    table, which is where closures point).
+ *
+ *  * a table without a symbol of its own (the thunks and functions local
+ *    to a binding: GHC emits their labels as assembler-local .L symbols in
+ *    every library Debian ships) is named by the top-level binding whose
+ *    code holds it. See Note [The binding that holds a table].
  *
  *  * with -g, GHC's DWARF (see Note [GHC's DWARF])
  *      - a DW_TAG_subprogram per code block, whose DW_AT_low_pc is the
- *        info pointer and whose DW_AT_MIPS_linkage_name is the label even
- *        when the symbol table has none (local closures: s3ki_info);
+ *        info pointer, whose DW_AT_MIPS_linkage_name is the label even
+ *        when the symbol table has none (local closures: s3ki_info), and
+ *        whose DW_AT_name is the Haskell binder it belongs to;
  *      - its source notes: the span of the Haskell expression;
  *      - the compile unit, whose other subprograms tell the module of a
  *        local closure.
@@ -59,7 +70,62 @@
  *    When no note is found, the line table gives file:line:col.
  *
  * Everything is cached by rts/IPE.c, so each table costs one lookup per
- * run.
+ * run; see Note [The provenance index] for what a lookup costs.
+ */
+
+/* Note [The provenance index]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A real program's binary is big: a pandoc-based converter is 160 MB with
+ * 110,000 info tables among 300,000 symbols. libdwfl's symbol lookup
+ * (dwfl_module_addrinfo) scans the whole symbol table on every call, so
+ * naming the 3,000 tables of one census stalled that census for seconds,
+ * and for a stripped binary (no .symtab) far longer. So each loaded object
+ * is indexed once:
+ *
+ *  - the symbols of its executable sections (.symtab, else .dynsym) in one
+ *    array sorted by address, one entry per address (a Haskell info symbol
+ *    preferred, then a global one); names point into the ELF file, which
+ *    libelf maps read-only (clean, shared pages);
+ *  - with DWARF, its address ranges (dwarf_getaranges), and for each
+ *    compile unit, the first time a lookup lands in it, its subprograms
+ *    sorted by low_pc.
+ *
+ * A lookup is a binary search in the object list and one in its symbols
+ * (and, with -g, one in the unit's subprograms). Indexing the 160 MB
+ * binary takes tens of milliseconds; provenanceStart, called when -hi is
+ * on, does it on a thread of its own while the program starts, so the
+ * first census's pause only waits for whatever is left of it. The thread
+ * runs with every signal blocked and touches nothing of the RTS's but
+ * malloc; its result is adopted by the first lookup. A child of fork()
+ * does not have the thread: it abandons the parent's half-built index and
+ * builds its own.
+ */
+
+/* Note [The binding that holds a table]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * GHC emits the code of one top-level binding as one group: the procedures
+ * of the closures local to it (its thunks and functions, each starting
+ * with its info table), then the binding's own procedure, whose symbol
+ * (Module_f_info) is the only one in the group that reaches the symbol
+ * table. Code generation emits a closure's procedure as soon as its body
+ * is generated, before the enclosing one's, which is why the locals come
+ * first; with -split-sections (as Debian builds every library) each
+ * procedure is a section of its own, .text..Ls5yi_info, kept in the same
+ * order by the linker. So:
+ *
+ *  - a closure's table without a symbol of its own belongs to the next
+ *    binding symbol after it in the same section;
+ *  - a stack frame's table (a return point) lies inside the procedure it
+ *    returns to: after that procedure's entry, so its binding is the
+ *    previous binding symbol (right for the binding's own procedure; for a
+ *    return point inside a local closure, this is the binding before).
+ *
+ * Only symbols of Haskell code count as bindings (Module_f_info, not a
+ * constructor's Module_C_con_info or Module_C_static_info, which are tables
+ * without code, nor the RTS's stg_ symbols or C functions), and the search
+ * stops after a few symbols: a table that far from any binding keeps its
+ * address. With -g, DWARF says the same exactly (a subprogram's DW_AT_name
+ * is its binder), and wins.
  */
 
 /* Note [GHC's DWARF]
@@ -97,28 +163,35 @@
 /* Note [Provenance degrades, never fails]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * A stripped binary, a binary without -g, an unreadable /proc/self/exe or
- * any libdw error only leaves fields empty: the census goes on and labels
- * its bands by address, as -hi always does. Why provenance is missing is
- * said once per run on stderr in the debug RTS under the heap profiler's
- * debug flag or stderr tracing (+RTS -Dp, -v), and as an "rtscope: " log
- * message in the eventlog when it is on; never on stderr otherwise: a profile without names is still
- * a correct profile.
+ * any libelf/libdw error only leaves fields empty: the census goes on and
+ * labels its bands by address, as -hi always does. Why provenance is
+ * missing is said once per run on stderr in the debug RTS under the heap
+ * profiler's debug flag or stderr tracing (+RTS -Dp, -v), and as an
+ * "rtscope: " log message in the eventlog when it is on; never on stderr
+ * otherwise: a profile without names is still a correct profile.
  */
 
-static Dwfl *dwfl = NULL;
-static bool dwfl_failed = false;          // do not try again
-static unsigned long long loaded_adds = 0; // dlpi_adds when last reported
+// How many symbols a search for the binding that holds a table looks at.
+// See Note [The binding that holds a table].
+#define BINDING_SEARCH 64
+
 static bool warned_no_symbols = false;
 static bool warned_no_dwarf = false;
-static char main_path[1024];              // the executable, as reported
+static bool reported_index = false;
 
 static void
-provenanceWarn(bool *once, const char *fmt, const char *arg)
+provenanceSay(bool *once, const char *fmt, ...) GNUC3_ATTRIBUTE(format (printf, 2, 3));
+
+static void
+provenanceSay(bool *once, const char *fmt, ...)
 {
     if (*once) return;
     *once = true;
     char msg[512];
-    snprintf(msg, sizeof(msg), fmt, arg ? arg : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
 #if defined(DEBUG)
     if (RtsFlags.DebugFlags.prof
         || RtsFlags.TraceFlags.tracing == TRACE_STDERR) {
@@ -141,6 +214,223 @@ dupString(const char *s)
     return r;
 }
 
+static bool
+endsWith(const char *s, size_t len, const char *suffix)
+{
+    size_t n = strlen(suffix);
+    return len >= n && memcmp(s + len - n, suffix, n) == 0;
+}
+
+/* -----------------------------------------------------------------------------
+ * The index of one object
+ * ---------------------------------------------------------------------------*/
+
+#define SYM_INFO     1u     // a Haskell info symbol: ..._info
+#define SYM_BINDING  2u     // the info symbol of a binding's code
+#define SYM_GLOBAL   4u
+
+typedef struct ProvSymbol_ {
+    GElf_Addr addr;         // link-time address
+    const char *name;       // in the mapped ELF file
+    uint32_t section;       // index into ProvObject.sections
+    uint32_t flags;
+} ProvSymbol;
+
+typedef struct ProvSection_ {
+    GElf_Addr lo, hi;       // link-time addresses
+} ProvSection;
+
+typedef struct ProvSub_ {
+    Dwarf_Addr low_pc;
+    Dwarf_Off die;
+    const char *linkage;    // DW_AT_MIPS_linkage_name (libdw's memory)
+} ProvSub;
+
+typedef struct ProvUnit_ {
+    Dwarf_Off offset;       // of the compile unit's DIE
+    ProvSub *subs;          // sorted by low_pc
+    uint32_t n_subs;
+    char *module;           // from its subprograms' linkage names, or NULL
+    struct ProvUnit_ *next;
+} ProvUnit;
+
+typedef struct ProvObject_ {
+    char *path;
+    GElf_Addr bias;         // runtime address = link-time address + bias
+    StgWord lo, hi;         // runtime range of its executable segments
+    int fd;
+    Elf *elf;
+    ProvSection *sections;  // executable sections
+    uint32_t n_sections;
+    ProvSymbol *syms;       // sorted by address, one per address
+    uint32_t n_syms;
+    bool has_symtab;        // .symtab (not only .dynsym)
+    bool exe;               // the executable (not a shared object)
+    Dwarf *dwarf;           // NULL without .debug_info
+    ProvUnit *units;
+    struct ProvObject_ *next;
+} ProvObject;
+
+typedef struct ProvIndex_ {
+    ProvObject *objects;            // sorted by lo
+    unsigned long long adds;        // dlpi_adds when listed
+    uint32_t n_objects;
+    uint64_t n_syms;
+    double build_ms;
+} ProvIndex;
+
+static int
+symbolOrder(const void *a, const void *b)
+{
+    const ProvSymbol *x = a, *y = b;
+    if (x->addr != y->addr) return x->addr < y->addr ? -1 : 1;
+    // the best name for an address first: an info symbol, a global one
+    uint32_t rx = (x->flags & SYM_INFO ? 0 : 2) + (x->flags & SYM_GLOBAL ? 0 : 1);
+    uint32_t ry = (y->flags & SYM_INFO ? 0 : 2) + (y->flags & SYM_GLOBAL ? 0 : 1);
+    if (rx != ry) return rx < ry ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static uint32_t
+symbolFlags(const char *name, unsigned char bind)
+{
+    uint32_t f = bind == STB_GLOBAL || bind == STB_WEAK ? SYM_GLOBAL : 0;
+    size_t len = strlen(name);
+    if (!endsWith(name, len, "_info") || len == 5) return f;
+    f |= SYM_INFO;
+    if (!endsWith(name, len, "_con_info") && !endsWith(name, len, "_static_info")
+        && strncmp(name, "stg_", 4) != 0) {
+        f |= SYM_BINDING;
+    }
+    return f;
+}
+
+/* Read the symbols of `o`'s executable sections into o->syms. */
+static void
+indexSymbols(ProvObject *o)
+{
+    size_t n_scns = 0;
+    if (elf_getshdrnum(o->elf, &n_scns) != 0 || n_scns == 0) return;
+
+    // executable sections, and the map from ELF section index to them
+    int32_t *exec_of = stgMallocBytes(sizeof(int32_t) * n_scns, "indexSymbols");
+    for (size_t i = 0; i < n_scns; i++) exec_of[i] = -1;
+    o->sections = stgMallocBytes(sizeof(ProvSection) * n_scns, "indexSymbols");
+    Elf_Scn *symtab = NULL, *dynsym = NULL;
+    for (Elf_Scn *scn = elf_nextscn(o->elf, NULL); scn != NULL;
+         scn = elf_nextscn(o->elf, scn)) {
+        GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) == NULL) continue;
+        if (sh.sh_type == SHT_SYMTAB) symtab = scn;
+        if (sh.sh_type == SHT_DYNSYM) dynsym = scn;
+        if ((sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) == (SHF_ALLOC | SHF_EXECINSTR)
+            && sh.sh_type == SHT_PROGBITS) {
+            size_t idx = elf_ndxscn(scn);
+            if (idx < n_scns) {
+                exec_of[idx] = (int32_t) o->n_sections;
+                o->sections[o->n_sections].lo = sh.sh_addr;
+                o->sections[o->n_sections].hi = sh.sh_addr + sh.sh_size;
+                o->n_sections++;
+            }
+        }
+    }
+    Elf_Scn *scn = symtab != NULL ? symtab : dynsym;
+    o->has_symtab = symtab != NULL;
+    GElf_Shdr sh;
+    Elf_Data *data;
+    if (scn == NULL || gelf_getshdr(scn, &sh) == NULL || sh.sh_entsize == 0
+        || (data = elf_getdata(scn, NULL)) == NULL) {
+        stgFree(exec_of);
+        return;
+    }
+    size_t count = data->d_size / sh.sh_entsize;
+    o->syms = stgMallocBytes(sizeof(ProvSymbol) * (count > 0 ? count : 1),
+                             "indexSymbols");
+    uint32_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        GElf_Sym s;
+        if (gelf_getsym(data, (int) i, &s) == NULL) continue;
+        unsigned char type = GELF_ST_TYPE(s.st_info);
+        if (type != STT_FUNC && type != STT_OBJECT && type != STT_NOTYPE) continue;
+        if (s.st_shndx == SHN_UNDEF || s.st_shndx >= n_scns
+            || s.st_shndx >= SHN_LORESERVE || exec_of[s.st_shndx] < 0) {
+            continue;
+        }
+        const char *name = elf_strptr(o->elf, sh.sh_link, s.st_name);
+        if (name == NULL || name[0] == '\0' || name[0] == '.' || name[0] == '$') {
+            continue;
+        }
+        o->syms[n].addr = s.st_value;
+        o->syms[n].name = name;
+        o->syms[n].section = (uint32_t) exec_of[s.st_shndx];
+        o->syms[n].flags = symbolFlags(name, GELF_ST_BIND(s.st_info));
+        n++;
+    }
+    stgFree(exec_of);
+    qsort(o->syms, n, sizeof(ProvSymbol), symbolOrder);
+    // one entry per address: the best name (first after sorting)
+    uint32_t w = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        if (w > 0 && o->syms[w - 1].addr == o->syms[r].addr) continue;
+        o->syms[w++] = o->syms[r];
+    }
+    o->n_syms = w;
+}
+
+static void
+indexDwarf(ProvObject *o)
+{
+    // dwarf_begin_elf fails quietly (DWARF_E_NO_DWARF) without .debug_info
+    Dwarf *dw = dwarf_begin_elf(o->elf, DWARF_C_READ, NULL);
+    if (dw == NULL) return;
+    Dwarf_Aranges *ar;
+    size_t n = 0;
+    if (dwarf_getaranges(dw, &ar, &n) != 0 || n == 0) {
+        dwarf_end(dw);
+        return;
+    }
+    o->dwarf = dw;
+}
+
+static void
+freeObject(ProvObject *o)
+{
+    for (ProvUnit *u = o->units, *next; u != NULL; u = next) {
+        next = u->next;
+        if (u->subs != NULL) stgFree(u->subs);
+        if (u->module != NULL) stgFree(u->module);
+        stgFree(u);
+    }
+    if (o->dwarf != NULL) dwarf_end(o->dwarf);
+    if (o->elf != NULL) elf_end(o->elf);
+    if (o->fd >= 0) close(o->fd);
+    if (o->syms != NULL) stgFree(o->syms);
+    if (o->sections != NULL) stgFree(o->sections);
+    stgFree(o->path);
+    stgFree(o);
+}
+
+static ProvObject *
+openObject(const char *path, GElf_Addr bias, StgWord lo, StgWord hi, bool exe)
+{
+    ProvObject *o = stgMallocBytes(sizeof(ProvObject), "openObject");
+    memset(o, 0, sizeof(*o));
+    o->path = dupString(path);
+    o->bias = bias;
+    o->lo = lo;
+    o->hi = hi;
+    o->exe = exe;
+    o->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (o->fd >= 0) {
+        o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
+        if (o->elf != NULL && elf_kind(o->elf) == ELF_K_ELF) {
+            indexSymbols(o);
+            indexDwarf(o);
+        }
+    }
+    return o;
+}
+
 /* -----------------------------------------------------------------------------
  * The loaded objects
  * ---------------------------------------------------------------------------*/
@@ -148,6 +438,8 @@ dupString(const char *s)
 typedef struct LoadedObject_ {
     char path[1024];
     GElf_Addr base;
+    StgWord lo, hi;
+    bool exe;
 } LoadedObject;
 
 typedef struct LoadedObjects_ {
@@ -185,8 +477,18 @@ collectObject(struct dl_phdr_info *info, size_t size, void *data)
     } else {
         snprintf(o->path, sizeof(o->path), "%s", name);
     }
+    o->exe = name == NULL || name[0] == '\0';
     o->base = info->dlpi_addr;
-    lo->n++;
+    o->lo = (StgWord) -1;
+    o->hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+        StgWord s = info->dlpi_addr + ph->p_vaddr;
+        if (s < o->lo) o->lo = s;
+        if (s + ph->p_memsz > o->hi) o->hi = s + ph->p_memsz;
+    }
+    if (o->hi > o->lo) lo->n++;
     return 0;
 }
 
@@ -198,92 +500,211 @@ countObjects(struct dl_phdr_info *info STG_UNUSED, size_t size STG_UNUSED,
     return 0;
 }
 
-/* Only what the loaded files themselves hold is read: no separate debug
- * files, and above all no debuginfod, whose network queries (when
- * DEBUGINFOD_URLS is set) could stall a census for seconds. */
-static int
-noElf(Dwfl_Module *mod STG_UNUSED, void **userdata STG_UNUSED,
-      const char *modname STG_UNUSED, Dwarf_Addr base STG_UNUSED,
-      char **file_name STG_UNUSED, Elf **elfp STG_UNUSED)
+static unsigned long long
+loadedAdds(void)
 {
-    return -1;
+    LoadedObjects probe = { .objs = NULL, .n = 0, .cap = 0, .adds = 0 };
+    dl_iterate_phdr(collectObject, &probe);
+    return probe.adds;
 }
 
-static int
-noSeparateDebuginfo(Dwfl_Module *mod STG_UNUSED, void **userdata STG_UNUSED,
-                    const char *modname STG_UNUSED,
-                    Dwarf_Addr base STG_UNUSED,
-                    const char *file_name STG_UNUSED,
-                    const char *debuglink_file STG_UNUSED,
-                    GElf_Word debuglink_crc STG_UNUSED,
-                    char **debuginfo_file_name STG_UNUSED)
+static double
+nowMs(void)
 {
-    return -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
 }
 
-static const Dwfl_Callbacks dwfl_callbacks = {
-    .find_elf = noElf,
-    .find_debuginfo = noSeparateDebuginfo,
-    .section_address = dwfl_offline_section_address,
-    .debuginfo_path = NULL,
-};
+static bool
+sameObject(const ProvObject *o, const LoadedObject *l)
+{
+    return o->bias == l->base && o->lo == l->lo && strcmp(o->path, l->path) == 0;
+}
 
+/* List the loaded objects into `idx`, keeping the objects of `old` that are
+ * still loaded (their index is reused) and freeing the others. */
 static void
-reportLoadedObjects(void)
+indexLoadedObjects(ProvIndex *idx, ProvObject *old)
 {
+    double t0 = nowMs();
     uint32_t count = 0;
     dl_iterate_phdr(countObjects, &count);
     LoadedObjects lo = { .n = 0, .cap = count + 8, .adds = 0 };
-    lo.objs = stgMallocBytes(sizeof(LoadedObject) * lo.cap,
-                             "reportLoadedObjects");
+    lo.objs = stgMallocBytes(sizeof(LoadedObject) * lo.cap, "indexLoadedObjects");
     dl_iterate_phdr(collectObject, &lo);
-    loaded_adds = lo.adds;
 
-    if (dwfl == NULL) {
-        dwfl = dwfl_begin(&dwfl_callbacks);
-        if (dwfl == NULL) {
-            dwfl_failed = true;
-            provenanceWarn(&warned_no_symbols,
-                           "libdwfl unavailable (%s); bands are addresses only",
-                           dwfl_errmsg(-1));
-            stgFree(lo.objs);
-            return;
-        }
-    }
-    dwfl_report_begin(dwfl);
-    if (lo.n > 0) {
-        snprintf(main_path, sizeof(main_path), "%s", lo.objs[0].path);
-    }
+    ProvObject *list = NULL;
     for (uint32_t i = 0; i < lo.n; i++) {
-        // Objects that cannot be opened (the vDSO, a deleted file) are
-        // simply not reported; their addresses stay unnamed.
-        (void) dwfl_report_elf(dwfl, lo.objs[i].path, lo.objs[i].path, -1,
-                               lo.objs[i].base, false);
+        ProvObject *o = NULL;
+        for (ProvObject **p = &old; *p != NULL; p = &(*p)->next) {
+            if (sameObject(*p, &lo.objs[i])) {
+                o = *p;
+                *p = o->next;
+                break;
+            }
+        }
+        if (o == NULL) {
+            o = openObject(lo.objs[i].path, lo.objs[i].base,
+                           lo.objs[i].lo, lo.objs[i].hi, lo.objs[i].exe);
+        }
+        // insert sorted by lo
+        ProvObject **p = &list;
+        while (*p != NULL && (*p)->lo < o->lo) p = &(*p)->next;
+        o->next = *p;
+        *p = o;
     }
-    dwfl_report_end(dwfl, NULL, NULL);
+    while (old != NULL) {
+        ProvObject *next = old->next;
+        freeObject(old);
+        old = next;
+    }
     stgFree(lo.objs);
+
+    idx->objects = list;
+    idx->adds = lo.adds;
+    idx->n_objects = 0;
+    idx->n_syms = 0;
+    for (ProvObject *o = list; o != NULL; o = o->next) {
+        idx->n_objects++;
+        idx->n_syms += o->n_syms;
+    }
+    idx->build_ms = nowMs() - t0;
 }
 
-static Dwfl_Module *
-moduleOf(StgWord addr)
+/* -----------------------------------------------------------------------------
+ * Building the index: in the background, adopted by the first lookup.
+ * See Note [The provenance index].
+ * ---------------------------------------------------------------------------*/
+
+static ProvIndex index_ = { .objects = NULL, .adds = 0, .n_objects = 0,
+                            .n_syms = 0, .build_ms = 0 };
+static bool index_built = false;
+
+static pthread_t indexer;
+static bool indexer_running = false;    // started, not joined yet
+static pid_t indexer_pid;
+static ProvIndex indexer_result;
+
+static void *
+indexerMain(void *arg STG_UNUSED)
 {
-    if (dwfl_failed) return NULL;
-    if (dwfl == NULL) {
-        reportLoadedObjects();
-        if (dwfl == NULL) return NULL;
+    indexLoadedObjects(&indexer_result, NULL);
+    return NULL;
+}
+
+void
+provenanceStart(void)
+{
+    if (indexer_running || index_built) return;
+    if (elf_version(EV_CURRENT) == EV_NONE) return;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    if (pthread_create(&indexer, NULL, indexerMain, NULL) == 0) {
+        indexer_running = true;
+        indexer_pid = getpid();
     }
-    Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
-    if (mod == NULL) {
-        // loaded since we last looked (dlopen)?
-        unsigned long long before = loaded_adds;
-        LoadedObjects probe = { .objs = NULL, .n = 0, .cap = 0, .adds = 0 };
-        dl_iterate_phdr(collectObject, &probe);
-        if (probe.adds != before) {
-            reportLoadedObjects();
-            mod = dwfl_addrmodule(dwfl, addr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static ProvIndex *
+theIndex(void)
+{
+    if (indexer_running) {
+        indexer_running = false;
+        if (getpid() == indexer_pid && pthread_join(indexer, NULL) == 0) {
+            index_ = indexer_result;
+            index_built = true;
+        }
+        // else: a child of fork(), where the thread does not exist; what it
+        // had built is abandoned (its memory stays allocated).
+    }
+    if (!index_built) {
+        index_built = true;
+        if (elf_version(EV_CURRENT) != EV_NONE) {
+            indexLoadedObjects(&index_, NULL);
         }
     }
-    return mod;
+    if (!reported_index) {
+        provenanceSay(&reported_index,
+                      "provenance index: %u objects, %llu symbols, %.1f ms",
+                      index_.n_objects, (unsigned long long) index_.n_syms,
+                      index_.build_ms);
+    }
+    return &index_;
+}
+
+static ProvObject *
+objectAt(ProvIndex *idx, StgWord addr)
+{
+    for (ProvObject *o = idx->objects; o != NULL && o->lo <= addr; o = o->next) {
+        if (addr < o->hi) return o;
+    }
+    return NULL;
+}
+
+static ProvObject *
+objectOf(StgWord addr)
+{
+    ProvIndex *idx = theIndex();
+    ProvObject *o = objectAt(idx, addr);
+    if (o == NULL && loadedAdds() != idx->adds) {
+        // loaded since we last looked (dlopen)?
+        ProvObject *old = idx->objects;
+        idx->objects = NULL;
+        indexLoadedObjects(idx, old);
+        o = objectAt(idx, addr);
+    }
+    return o;
+}
+
+/* -----------------------------------------------------------------------------
+ * Symbols
+ * ---------------------------------------------------------------------------*/
+
+/* The first symbol at or after link-time address `a`. */
+static uint32_t
+symbolFrom(const ProvObject *o, GElf_Addr a)
+{
+    uint32_t lo = 0, hi = o->n_syms;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (o->syms[mid].addr < a) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+static int32_t
+sectionOf(const ProvObject *o, GElf_Addr a)
+{
+    for (uint32_t i = 0; i < o->n_sections; i++) {
+        if (o->sections[i].lo <= a && a < o->sections[i].hi) return (int32_t) i;
+    }
+    return -1;
+}
+
+/* See Note [The binding that holds a table]. `i` is the first symbol after
+ * the table. */
+static const char *
+bindingOf(const ProvObject *o, GElf_Addr a, uint32_t i, bool frame)
+{
+    int32_t sec = sectionOf(o, a);
+    if (sec < 0) return NULL;
+    if (!frame) {
+        for (uint32_t k = 0; k < BINDING_SEARCH && i + k < o->n_syms; k++) {
+            const ProvSymbol *s = &o->syms[i + k];
+            if (s->section != (uint32_t) sec) return NULL;
+            if (s->flags & SYM_BINDING) return s->name;
+        }
+    } else {
+        for (uint32_t k = 1; k <= BINDING_SEARCH && k <= i; k++) {
+            const ProvSymbol *s = &o->syms[i - k];
+            if (s->section != (uint32_t) sec) return NULL;
+            if (s->flags & SYM_BINDING) return s->name;
+        }
+    }
+    return NULL;
 }
 
 /* -----------------------------------------------------------------------------
@@ -407,160 +828,188 @@ subprogramSpan(Dwarf_Die *sub)
     return NULL;
 }
 
-/* Find the subprogram of `cu` with low_pc `pc` (if name == NULL) or with
- * linkage name `name`. */
-static bool
-findSubprogram(Dwarf_Die *cu, Dwarf_Addr pc, const char *name,
-               Dwarf_Die *out)
+static int
+subOrder(const void *a, const void *b)
 {
+    const ProvSub *x = a, *y = b;
+    if (x->low_pc != y->low_pc) return x->low_pc < y->low_pc ? -1 : 1;
+    return x->die < y->die ? -1 : x->die > y->die;
+}
+
+/* The subprogram index of a compile unit, built the first time a lookup
+ * lands in it. See Note [The provenance index]. */
+static ProvUnit *
+unitOf(ProvObject *o, Dwarf_Die *cu)
+{
+    Dwarf_Off off = dwarf_dieoffset(cu);
+    for (ProvUnit *u = o->units; u != NULL; u = u->next) {
+        if (u->offset == off) return u;
+    }
+    ProvUnit *u = stgMallocBytes(sizeof(ProvUnit), "unitOf");
+    memset(u, 0, sizeof(*u));
+    u->offset = off;
+    uint32_t cap = 0;
     Dwarf_Die child;
-    if (dwarf_child(cu, &child) != 0) return false;
-    do {
-        if (dwarf_tag(&child) != DW_TAG_subprogram) continue;
-        if (name != NULL) {
-            const char *ln = linkageName(&child);
-            if (ln != NULL && strcmp(ln, name) == 0) {
-                *out = child;
-                return true;
-            }
-        } else {
+    if (dwarf_child(cu, &child) == 0) {
+        do {
+            if (dwarf_tag(&child) != DW_TAG_subprogram) continue;
             Dwarf_Addr lo;
-            if (dwarf_lowpc(&child, &lo) == 0 && lo == pc) {
-                *out = child;
-                return true;
+            if (dwarf_lowpc(&child, &lo) != 0) continue;
+            if (u->n_subs == cap) {
+                cap = cap ? 2 * cap : 64;
+                u->subs = stgReallocBytes(u->subs, sizeof(ProvSub) * cap, "unitOf");
             }
+            const char *ln = linkageName(&child);
+            u->subs[u->n_subs].low_pc = lo;
+            u->subs[u->n_subs].die = dwarf_dieoffset(&child);
+            u->subs[u->n_subs].linkage = ln;
+            u->n_subs++;
+            // The module: the module prefix of any subprogram that carries
+            // one (a local closure's own name does not).
+            char *module = NULL, *label = NULL;
+            if (u->module == NULL && ln != NULL
+                && infoSymbolNames(ln, &module, &label)) {
+                if (label != NULL) stgFree(label);
+                u->module = module;
+            }
+        } while (dwarf_siblingof(&child, &child) == 0);
+    }
+    if (u->n_subs > 0) qsort(u->subs, u->n_subs, sizeof(ProvSub), subOrder);
+    u->next = o->units;
+    o->units = u;
+    return u;
+}
+
+static bool
+subprogramAt(ProvObject *o, ProvUnit *u, Dwarf_Addr pc, Dwarf_Die *out)
+{
+    uint32_t lo = 0, hi = u->n_subs;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (u->subs[mid].low_pc < pc) lo = mid + 1; else hi = mid;
+    }
+    return lo < u->n_subs && u->subs[lo].low_pc == pc
+        && dwarf_offdie(o->dwarf, u->subs[lo].die, out) != NULL;
+}
+
+static bool
+subprogramNamed(ProvObject *o, ProvUnit *u, const char *name, Dwarf_Die *out)
+{
+    for (uint32_t i = 0; i < u->n_subs; i++) {
+        if (u->subs[i].linkage != NULL && strcmp(u->subs[i].linkage, name) == 0) {
+            return dwarf_offdie(o->dwarf, u->subs[i].die, out) != NULL;
         }
-    } while (dwarf_siblingof(&child, &child) == 0);
+    }
     return false;
 }
 
-/* The Haskell module a compile unit was compiled from: the module prefix
- * of any of its subprograms that carries one (a local closure's own name
- * does not). */
-static char *
-compileUnitModule(Dwarf_Die *cu)
-{
-    Dwarf_Die child;
-    if (dwarf_child(cu, &child) != 0) return NULL;
-    do {
-        if (dwarf_tag(&child) != DW_TAG_subprogram) continue;
-        const char *ln = linkageName(&child);
-        char *module = NULL, *label = NULL;
-        if (ln != NULL && infoSymbolNames(ln, &module, &label)) {
-            if (label != NULL) stgFree(label);
-            if (module != NULL) return module;
-        }
-    } while (dwarf_siblingof(&child, &child) == 0);
-    return NULL;
-}
-
 static void
-dwarfLookup(Dwfl_Module *mod, StgWord addr, ProvenanceResult *out)
+dwarfLookup(ProvObject *o, GElf_Addr a, ProvenanceResult *out)
 {
-    Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
-    if (cu == NULL) {
-        const char *name = NULL;
-        dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &name, NULL);
+    Dwarf_Die cu;
+    if (o->dwarf == NULL || dwarf_addrdie(o->dwarf, a, &cu) == NULL) {
         // Only the program's own code is expected to carry GHC's DWARF;
         // Debian's libraries are built without -g.
-        if (name != NULL && strcmp(name, main_path) == 0) {
-            provenanceWarn(&warned_no_dwarf,
-                           "no DWARF for %s (build with -g for source spans)",
-                           name);
+        if (o->exe && o->dwarf == NULL) {
+            provenanceSay(&warned_no_dwarf,
+                          "no DWARF for %s (build with -g for source spans)",
+                          o->path);
         }
         return;
     }
-    Dwarf_Die cu_mem = *cu;
+    ProvUnit *u = unitOf(o, &cu);
+    if (u->module != NULL) out->module = dupString(u->module);
+
     Dwarf_Die sub;
     // Only a subprogram that starts exactly at the info pointer speaks for
     // it: an address inside some other code (a table without DWARF of its
     // own) must not borrow that code's names. See Note [Info table
     // provenance from the binary].
-    if (!findSubprogram(&cu_mem, addr - bias, NULL, &sub)) {
-        return;
-    }
+    if (!subprogramAt(o, u, a, &sub)) return;
     if (out->table_name == NULL) {
         const char *ln = linkageName(&sub);
         if (ln != NULL) out->table_name = dupString(ln);
     }
+    const char *binder = dwarf_diename(&sub);
+    if (binder != NULL && binder[0] != '\0') out->binder = dupString(binder);
 
     // A constructor's table has no code: use its worker's span.
     // See Note [Info table provenance from the binary].
     const char *tn = out->table_name;
     size_t tl = tn ? strlen(tn) : 0;
     const char *suffix = NULL;
-    if (tl > 9 && strcmp(tn + tl - 9, "_con_info") == 0) suffix = "_con_info";
-    else if (tl > 12 && strcmp(tn + tl - 12, "_static_info") == 0) suffix = "_static_info";
+    if (tl > 9 && endsWith(tn, tl, "_con_info")) suffix = "_con_info";
+    else if (tl > 12 && endsWith(tn, tl, "_static_info")) suffix = "_static_info";
     if (suffix != NULL) {
         size_t stem = tl - strlen(suffix);
         char *worker = stgMallocBytes(stem + 6, "dwarfLookup");
         memcpy(worker, tn, stem);
         strcpy(worker + stem, "_info");
         Dwarf_Die wsub;
-        if (findSubprogram(&cu_mem, 0, worker, &wsub)) {
+        if (subprogramNamed(o, u, worker, &wsub)) {
             out->srcloc = subprogramSpan(&wsub);
         }
         stgFree(worker);
-    } else {
-        out->srcloc = subprogramSpan(&sub);
+        return;
     }
-
-    if (out->srcloc == NULL && suffix == NULL) {
-        Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+    out->srcloc = subprogramSpan(&sub);
+    if (out->srcloc == NULL) {
+        Dwarf_Line *line = dwarf_getsrc_die(&cu, a);
         int lineno = 0, col = 0;
-        const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, &col,
-                                                NULL, NULL) : NULL;
-        if (file != NULL && lineno > 0) {
+        const char *file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
+        if (file != NULL && dwarf_lineno(line, &lineno) == 0 && lineno > 0) {
+            dwarf_linecol(line, &col);
             char path[1000], buf[1200];
-            sourcePath(&cu_mem, file, path, sizeof(path));
+            sourcePath(&cu, file, path, sizeof(path));
             snprintf(buf, sizeof(buf), "%s:%d:%d", path, lineno, col);
             out->srcloc = dupString(buf);
         }
     }
-
-    out->module = compileUnitModule(&cu_mem);
 }
 
-void
-provenanceLookup(StgWord addr, ProvenanceResult *out)
-{
-    out->table_name = NULL;
-    out->module = NULL;
-    out->srcloc = NULL;
+/* -----------------------------------------------------------------------------
+ * Lookup
+ * ---------------------------------------------------------------------------*/
 
-    Dwfl_Module *mod = moduleOf(addr);
-    if (mod == NULL) {
-        provenanceWarn(&warned_no_symbols,
-                       "no loaded object holds an info table (%s); "
-                       "bands are addresses only",
-                       dwfl_failed ? "libdwfl failed" : "unreadable binary?");
+void
+provenanceLookup(StgWord addr, bool frame, ProvenanceResult *out)
+{
+    memset(out, 0, sizeof(*out));
+
+    ProvObject *o = objectOf(addr);
+    if (o == NULL || o->elf == NULL) {
+        provenanceSay(&warned_no_symbols,
+                      "no readable loaded object holds info table %p; "
+                      "bands are addresses only", (void *) addr);
         return;
     }
-
-    GElf_Off offset = 0;
-    GElf_Sym sym;
-    const char *name = dwfl_module_addrinfo(mod, addr, &offset, &sym,
-                                            NULL, NULL, NULL);
-    if (name != NULL && offset == 0 && name[0] != '\0') {
-        out->table_name = dupString(name);
-    } else if (dwfl_module_getsymtab(mod) <= 0) {
-        const char *mname = NULL;
-        dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &mname, NULL);
-        provenanceWarn(&warned_no_symbols,
-                       "no symbol table in %s (stripped?); "
-                       "unnamed bands are addresses only", mname);
+    GElf_Addr a = addr - o->bias;
+    uint32_t i = symbolFrom(o, a);
+    if (i < o->n_syms && o->syms[i].addr == a) {
+        out->table_name = dupString(o->syms[i].name);
+    } else {
+        if (!o->has_symtab) {
+            provenanceSay(&warned_no_symbols,
+                          "no symbol table in %s (stripped?); "
+                          "unnamed bands are addresses only", o->path);
+        }
+        const char *b = bindingOf(o, a, i, frame);
+        if (b != NULL) out->binding = dupString(b);
     }
-
-    dwarfLookup(mod, addr, out);
+    dwarfLookup(o, a, out);
 }
 
 void
 provenanceFree(void)
 {
-    if (dwfl != NULL) {
-        dwfl_end(dwfl);
-        dwfl = NULL;
+    if (indexer_running) {
+        (void) theIndex();
     }
-    dwfl_failed = false;
+    while (index_.objects != NULL) {
+        ProvObject *next = index_.objects->next;
+        freeObject(index_.objects);
+        index_.objects = next;
+    }
+    index_built = false;
+    reported_index = false;
 }

@@ -294,3 +294,22 @@ conDescNames(const char *con_desc, char **pkg_module, char **module,
     *con = stgMallocBytes(strlen(mod_end + 1) + 1, "conDescNames");
     strcpy(*con, mod_end + 1);
 }
+
+char *
+infoSymbolPackage(const char *sym)
+{
+    if (strncmp(sym, "stg_", 4) == 0) return NULL;
+    const char *first_end = strchr(sym, '_');
+    if (first_end == NULL || first_end == sym) return NULL;
+    if (is_upper(sym[0])) {
+        // Main_foo: the main package, whose symbols GHC leaves unprefixed
+        char *r = stgMallocBytes(5, "infoSymbolPackage");
+        strcpy(r, "main");
+        return r;
+    }
+    if (is_lower(sym[0]) && is_upper(first_end[1])
+        && strchr(first_end + 1, '_') != NULL) {
+        return zDecode(sym, first_end - sym);
+    }
+    return NULL;
+}

@@ -20,6 +20,12 @@ char *zDecode(const char *in, size_t len);
  * Returns false when `sym` is not an info table symbol at all. */
 bool infoSymbolNames(const char *sym, char **module, char **label);
 
+/* The package (unit id, z-decoded: "containers-0.6.4.1") of a Haskell
+ * symbol, "main" for the main package's unprefixed symbols, or NULL when
+ * the symbol does not say (local names, the RTS's stg_ tables). Allocated
+ * with stgMallocBytes. See Note [Names of info tables]. */
+char *infoSymbolPackage(const char *sym);
+
 /* Split a constructor description ("package:Module.Con") into its
  * "package:Module" prefix and the constructor name. Either result may be
  * NULL when the description has an unexpected shape. */

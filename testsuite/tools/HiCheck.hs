@@ -10,6 +10,13 @@
 --   HiCheck top EVENTLOG        the biggest band of each census, one a
 --                               line, as bands prints it without bytes
 --   HiCheck totals EVENTLOG     total bytes of each census, one a line
+--   HiCheck coverage EVENTLOG   names coverage: for each census, the share
+--                               of its non-RTS bytes (tables that are not
+--                               the RTS's own stg_ ones) in tables whose
+--                               InfoTableProv carries a module and a
+--                               label; prints "census N: PCT% of BYTES"
+--                               a line, then "min PCT" and the biggest
+--                               unnamed bands of the worst census
 --
 -- validate checks what a consumer relies on: the heap profile's breakdown
 -- is HeapProfBreakdownInfoTable; every sample label is an info table
@@ -139,6 +146,35 @@ bands evs which = do
       return (cs !! (length cs - n))
   forM_ (sortBy (comparing (Down . snd)) c) $ \b -> putStrLn (tsv (bandRow ps b))
 
+-- The RTS's own tables (stg_ARR_WORDS, stg_TSO, ...) belong to no module.
+isRts :: Maybe Prov -> Bool
+isRts (Just q) = take 4 (pTable q) == "stg_" || take 4 (pLabel q) == "stg_"
+isRts Nothing = False
+
+named :: Maybe Prov -> Bool
+named (Just q) = not (null (pModule q)) && not (null (pLabel q))
+named Nothing = False
+
+coverage :: [Event] -> IO ()
+coverage evs = do
+  let ps = provs evs
+      look (l, _) = parseAddr l >>= \a -> M.lookup a ps
+      cs = [ c | c <- censuses evs, any (not . isRts . look) c ]
+      share c = let app = [ b | b <- c, not (isRts (look b)) ]
+                    tot = sum (map snd app)
+                    ok = sum [ r | b@(_, r) <- app, named (look b) ]
+                in (if tot == 0 then 100 else 100 * fromIntegral ok / fromIntegral tot :: Double, tot)
+      rows = zip [1 :: Int ..] (map share cs)
+  when (null cs) $ die "HiCheck: no census with non-RTS bytes"
+  forM_ rows $ \(i, (p, t)) -> putStrLn ("census " ++ show i ++ ": " ++ fmt p ++ "% of " ++ show t)
+  let (worst, (wp, _)) = head (sortBy (comparing (fst . snd)) rows)
+  putStrLn ("min " ++ fmt wp)
+  hPutStrLn stderr ("biggest unnamed bands of census " ++ show worst ++ ":")
+  forM_ (take 5 (sortBy (comparing (Down . snd))
+                   [ b | b <- cs !! (worst - 1), not (isRts (look b)), not (named (look b)) ])) $ \b ->
+    hPutStrLn stderr ("  " ++ tsv (bandRow ps b))
+  where fmt x = show (fromIntegral (round (x * 100) :: Int) / 100 :: Double)
+
 main :: IO ()
 main = do
   args <- getArgs
@@ -148,5 +184,6 @@ main = do
     ["bands", f, "peak"] -> load f >>= \e -> bands e Nothing
     ["bands", f, k] -> load f >>= \e -> bands e (Just (read k))
     ["top", f] -> load f >>= top
+    ["coverage", f] -> load f >>= coverage
     ["totals", f] -> load f >>= \e -> mapM_ (print . sum . map snd) (censuses e)
-    _ -> die "usage: HiCheck validate|bands|top|totals EVENTLOG [N|peak]"
+    _ -> die "usage: HiCheck validate|bands|top|totals|coverage EVENTLOG [N|peak]"
