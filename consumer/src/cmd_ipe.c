@@ -3,6 +3,7 @@
  * address. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "ipe.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -19,6 +20,7 @@ typedef struct ipe_state {
     ipe_row *rows;
     size_t n, cap;
     uint64_t seq;
+    ipe_table *names; /* the band names, as every sink gives them */
     int nomem;
 } ipe_state;
 
@@ -49,7 +51,15 @@ static int ipe_sink(void *ctx, const el_event *ev, const el_typetab *types)
             putc('\t', f);
         cli_put_str(f, fields[i]);
     }
-    if (fclose(f) != 0) {
+    const ipe_entry *e = NULL;
+    if (ipe_table_put(s->names, ev) == 0)
+        e = ipe_table_get(s->names, ev->u.ipe.info);
+    putc('\t', f);
+    if (e) {
+        el_str n = {e->name, strlen(e->name)};
+        cli_put_str(f, n);
+    }
+    if (fclose(f) != 0 || !e) {
         free(buf);
         return s->nomem = 1;
     }
@@ -72,8 +82,9 @@ static const char ipe_usage[] =
     "usage: rtscope ipe [options] INPUT\n"
     "\n"
     "Print the info-table provenance (IPE) entries of an eventlog, sorted by\n"
-    "address: ADDRESS, table name, closure type, type, label, module and\n"
-    "source span, separated by tabs.\n"
+    "address: ADDRESS, table name, closure type, type, label, module, source\n"
+    "span and the band name rtscope gives the table (as in hp, html, live and\n"
+    "export), separated by tabs.\n"
     "\n"
     "options:\n"
     "  -o, --output=FILE   write to FILE instead of standard output\n"
@@ -93,21 +104,32 @@ static int ipe_run(int argc, char **argv)
     int header = 1, c;
     memset(&io, 0, sizeof(io));
     memset(&s, 0, sizeof(s));
+    s.names = ipe_table_new();
+    if (!s.names) {
+        fprintf(stderr, "rtscope: out of memory\n");
+        return CLI_EXIT_DATA;
+    }
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': output = optarg; break;
         case 'N': header = 0; break;
         default:
-            if (c == '?' || cli_common_option(&io, c, optarg) != 0)
+            if (c == '?' || cli_common_option(&io, c, optarg) != 0) {
+                ipe_table_free(s.names);
                 return cli_usage_error(&cli_cmd_ipe, "bad option");
+            }
         }
     }
-    if (optind != argc - 1)
+    if (optind != argc - 1) {
+        ipe_table_free(s.names);
         return cli_usage_error(&cli_cmd_ipe, "expected one INPUT");
+    }
     FILE *out = cli_open_output(output);
-    if (!out)
+    if (!out) {
+        ipe_table_free(s.names);
         return CLI_EXIT_USAGE;
+    }
     el_reader_result res;
     int rc = cli_read(argv[optind], &io, ipe_sink, &s, &res);
     if (s.nomem) {
@@ -118,7 +140,7 @@ static int ipe_run(int argc, char **argv)
         if (s.n)
             qsort(s.rows, s.n, sizeof(*s.rows), ipe_row_cmp);
         if (header)
-            fputs("address\ttable\tclosure_type\ttype\tlabel\tmodule\tsrcloc\n",
+            fputs("address\ttable\tclosure_type\ttype\tlabel\tmodule\tsrcloc\tname\n",
                   out);
         for (size_t i = 0; i < s.n; i++) {
             if (i + 1 < s.n && s.rows[i + 1].info == s.rows[i].info)
@@ -129,6 +151,7 @@ static int ipe_run(int argc, char **argv)
     for (size_t i = 0; i < s.n; i++)
         free(s.rows[i].text);
     free(s.rows);
+    ipe_table_free(s.names);
     if (cli_close_output(out, output) != 0 && rc == CLI_EXIT_OK)
         rc = CLI_EXIT_DATA;
     return rc;

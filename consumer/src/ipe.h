@@ -14,14 +14,18 @@
 typedef struct ipe_entry {
     uint64_t info;
     const char *table_name, *closure_desc, *ty_desc, *label, *module, *srcloc;
+    char *name; /* the band name (ipe_display_name), unique in its table */
 } ipe_entry;
 
 typedef struct ipe_table ipe_table;
 
 ipe_table *ipe_table_new(void);
 void ipe_table_free(ipe_table *t);
-/* Record an EL_IPE event (decoded); a later entry for an address replaces
- * the earlier one. Returns 0, or -1 when out of memory. */
+/* Record an EL_IPE event (decoded) and name the table (ipe_display_name):
+ * a name another table of `t` already has gets the address appended
+ * (" [0x4c5e10]"), so no two tables share one. A later entry for an
+ * address replaces the earlier one; the same entry posted again (a new
+ * eventlog stream) keeps its name. Returns 0, or -1 when out of memory. */
 int ipe_table_put(ipe_table *t, const el_event *ev);
 /* The entry for an address, or NULL. */
 const ipe_entry *ipe_table_get(const ipe_table *t, uint64_t info);
@@ -31,10 +35,21 @@ size_t ipe_table_count(const ipe_table *t);
  * Returns 0 and sets *addr if `label` is such an address. */
 int ipe_parse_address(el_str label, uint64_t *addr);
 
-/* The band name rtscope uses for an entry: TABLE_NAME@SRCLOC (the label
- * when there is no table name; no "@" part without a source span).
- * Returns a malloc'd string or NULL. */
+/* The band name of an entry of a table (e->name), malloc'd, or NULL. */
 char *ipe_band_name(const ipe_entry *e);
+
+/* The name rtscope shows for an info table, as a Haskell user reads it
+ * (docs/hi.md, "Band names"):
+ *   a constructor             containers:Data.Map.Internal.Bin
+ *   a closure of a binding    THUNK in base:GHC.Show.showList__
+ *   a top-level closure       FUN main:Main.go
+ *   the RTS's own tables      stg_ARR_WORDS
+ *   nothing known             THUNK 0x4c5e10
+ * followed by " at SRCLOC" when there is a source span. The package comes
+ * from the type field when it is "package:Module" of the table's module,
+ * without version and ABI hash. Writes at most `size` bytes, NUL included
+ * (cut short if needed). e->name is not read. */
+void ipe_display_name(char *buf, size_t size, const ipe_entry *e);
 
 /* GHC's name for a closure type given as the decimal string of an IPE
  * event ("1" -> "CONSTR"); the string itself if it is not a known number. */

@@ -38,7 +38,7 @@ metrics *metrics_new(size_t top_n)
     metrics *m = calloc(1, sizeof(*m));
     if (!m)
         return NULL;
-    m->ipe = strmap_new();
+    m->ipe = ipe_table_new();
     if (!m->ipe) {
         free(m);
         return NULL;
@@ -70,7 +70,7 @@ void metrics_free(metrics *m)
     metrics_clear_pending(m);
     free(m->pending);
     metrics_clear_sample(&m->latest);
-    strmap_free(m->ipe);
+    ipe_table_free(m->ipe);
     free(m->caps);
     free(m);
 }
@@ -186,16 +186,16 @@ static char *metrics_strdup(const char *p, size_t len)
 }
 
 /* The band name of a sample label: for -hi the IPE name of the address
- * ("TABLE@file:line:col-col"), else the label itself. */
+ * (ipe_display_name, as hp and html name it), else the label itself. */
 static char *metrics_band_name(const metrics *m, const char *label)
 {
-    if (m->breakdown == EL_BREAKDOWN_INFO_TABLE && label[0] == '0' &&
-        (label[1] == 'x' || label[1] == 'X') && label[2]) {
-        char *end;
-        uint64_t addr = strtoull(label, &end, 16);
-        const char *name = *end ? NULL : strmap_get(m->ipe, addr);
-        if (name)
-            return metrics_strdup(name, strlen(name));
+    uint64_t addr;
+    el_str l = {label, strlen(label)};
+    if (m->breakdown == EL_BREAKDOWN_INFO_TABLE &&
+        ipe_parse_address(l, &addr) == 0) {
+        const ipe_entry *e = ipe_table_get(m->ipe, addr);
+        if (e)
+            return ipe_band_name(e);
     }
     return metrics_strdup(label, strlen(label));
 }
@@ -269,26 +269,10 @@ static void metrics_add_band(metrics *m, el_str label, uint64_t bytes)
 
 static void metrics_set_ipe(metrics *m, const el_event *ev)
 {
-    const el_str *name = ev->u.ipe.table_name.len ? &ev->u.ipe.table_name
-                                                  : &ev->u.ipe.label;
-    size_t n = name->len + 1 + ev->u.ipe.srcloc.len;
-    char *buf = malloc(n + 1);
-    if (!buf) {
-        m->nomem = 1;
-        return;
-    }
-    memcpy(buf, name->ptr, name->len);
-    n = name->len;
-    if (ev->u.ipe.srcloc.len) {
-        buf[n++] = '@';
-        memcpy(buf + n, ev->u.ipe.srcloc.ptr, ev->u.ipe.srcloc.len);
-        n += ev->u.ipe.srcloc.len;
-    }
-    if (strmap_put(m->ipe, ev->u.ipe.info, buf, n) != 0)
+    if (ipe_table_put(m->ipe, ev) != 0)
         m->nomem = 1;
     else
-        m->ipe_count++;
-    free(buf);
+        m->ipe_count = ipe_table_count(m->ipe);
 }
 
 static void metrics_set_program(metrics *m, el_str vec)

@@ -12,6 +12,7 @@
 #ifndef RTSCOPE_METRICS_H
 #define RTSCOPE_METRICS_H
 
+#include "ipe.h"
 #include "rtscope/eventlog.h"
 
 #include <stddef.h>
@@ -104,7 +105,7 @@ typedef struct metrics {
     uint64_t sample_ts;
     metrics_pending *pending;
     size_t npending, pending_cap;
-    strmap *ipe; /* info-table address -> band name */
+    ipe_table *ipe; /* -hi: provenance by info-table address */
     uint64_t ipe_count;
     size_t top_n;
     /* markers: ring of the last METRICS_MARKERS */

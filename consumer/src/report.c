@@ -17,6 +17,7 @@
 
 #include "assets.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -693,10 +694,26 @@ typedef struct report_pair {
     double peak;   /* the larger mean, to choose the charted bands */
 } report_pair;
 
+/* Band names compared as a .hp file keeps them: white space is '_' there
+ * (hp2ps reads a name up to white space), so a .hp profile and an
+ * eventlog's name the same band "THUNK_in_base:GHC.Show.showList__" and
+ * "THUNK in base:GHC.Show.showList__". */
+static int report_name_cmp(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int x = isspace((unsigned char)*a) ? '_' : (unsigned char)*a;
+        int y = isspace((unsigned char)*b) ? '_' : (unsigned char)*b;
+        if (x != y)
+            return x - y;
+        if (!x)
+            return 0;
+    }
+}
+
 static int report_pair_name_cmp(const void *x, const void *y)
 {
     const report_pair *a = x, *b = y;
-    int c = strcmp(a->name, b->name);
+    int c = report_name_cmp(a->name, b->name);
     if (c)
         return c;
     /* the same name twice in one profile: A's before B's */
@@ -735,9 +752,11 @@ static report_pair *report_pairs(const profile *a, const profile *b,
     qsort(all, m, sizeof(*all), report_pair_name_cmp);
     size_t k = 0;
     for (size_t i = 0; i < m; i++) {
-        if (k && strcmp(all[k - 1].name, all[i].name) == 0 && all[k - 1].a &&
-            !all[k - 1].b && all[i].b) {
+        if (k && report_name_cmp(all[k - 1].name, all[i].name) == 0 &&
+            all[k - 1].a && !all[k - 1].b && all[i].b) {
             all[k - 1].b = all[i].b;
+            if (strchr(all[i].name, ' ')) /* the eventlog's spelling */
+                all[k - 1].name = all[i].name;
             continue;
         }
         all[k++] = all[i];

@@ -124,6 +124,75 @@ static void feed_sample(metrics *m, uint64_t ts, const char **labels,
     }
 }
 
+/* an EL_IPE event with the six fields */
+static el_event ipe_ev(uint64_t info, const char *table, const char *ct,
+                       const char *ty, const char *label, const char *module,
+                       const char *src)
+{
+    el_event ev = ev_of(EL_IPE, EL_CAP_NONE, 1);
+    ev.u.ipe.info = info;
+    ev.u.ipe.table_name = str_of(table);
+    ev.u.ipe.closure_desc = str_of(ct);
+    ev.u.ipe.ty_desc = str_of(ty);
+    ev.u.ipe.label = str_of(label);
+    ev.u.ipe.module = str_of(module);
+    ev.u.ipe.srcloc = str_of(src);
+    return ev;
+}
+
+static const char *name_of(ipe_table *t, el_event ev)
+{
+    ck_assert_int_eq(ipe_table_put(t, &ev), 0);
+    const ipe_entry *e = ipe_table_get(t, ev.u.ipe.info);
+    ck_assert_ptr_nonnull(e);
+    return e->name;
+}
+
+/* The band names of docs/hi.md: Haskell names, packages without version
+ * or ABI hash, the binding that holds a local closure, the address when
+ * nothing is known, never one name for two tables. */
+START_TEST(ipe_band_names)
+{
+    ipe_table *t = ipe_table_new();
+    ck_assert_str_eq(name_of(t, ipe_ev(0x10, "containerszm0zi6zi4zi1_DataziMapziInternal_Bin_con_info",
+                                       "1", "containers-0.6.4.1:Data.Map.Internal", "Bin",
+                                       "Data.Map.Internal", "")),
+                     "containers:Data.Map.Internal.Bin");
+    ck_assert_str_eq(name_of(t, ipe_ev(0x20, "", "16", "base:GHC.Show", "showList__",
+                                       "GHC.Show", "")),
+                     "THUNK in base:GHC.Show.showList__");
+    ck_assert_str_eq(name_of(t, ipe_ev(0x30, "", "11",
+                                       "pandoc-2.17.1.1-bBC0rtgHvLLxePeF98Kfh:Text.Pandoc.Sources",
+                                       "$wsatisfy", "Text.Pandoc.Sources", "")),
+                     "FUN in pandoc:Text.Pandoc.Sources.$wsatisfy");
+    ck_assert_str_eq(name_of(t, ipe_ev(0x40, "ghczmprim_GHCziTypes_ZC_con_info", "4",
+                                       "ghc-prim:GHC.Types", ":", "GHC.Types", "")),
+                     "ghc-prim:GHC.Types.:");
+    ck_assert_str_eq(name_of(t, ipe_ev(0x50, "Main_go_info", "8", "main:Main", "go", "Main",
+                                       "Main.hs:3:1-20")),
+                     "FUN main:Main.go at Main.hs:3:1-20");
+    ck_assert_str_eq(name_of(t, ipe_ev(0x60, "s3ki_info", "15", "main:Main", "go", "Main",
+                                       "Main.hs:4:9-14")),
+                     "THUNK in main:Main.go at Main.hs:4:9-14");
+    ck_assert_str_eq(name_of(t, ipe_ev(0x70, "stg_ARR_WORDS_info", "42", "", "stg_ARR_WORDS", "", "")),
+                     "stg_ARR_WORDS");
+    ck_assert_str_eq(name_of(t, ipe_ev(0x4c5e10, "", "15", "", "", "", "")), "THUNK 0x4c5e10");
+    /* a type field that is a Haskell type (GHC 9.2's) gives no package */
+    ck_assert_str_eq(name_of(t, ipe_ev(0x80, "Main_Leak_con_info", "1", "Leak", "Leak", "Main", "")),
+                     "Main.Leak");
+    /* a second thunk of showList__: its address tells it apart */
+    ck_assert_str_eq(name_of(t, ipe_ev(0x28, "", "15", "base:GHC.Show", "showList__",
+                                       "GHC.Show", "")),
+                     "THUNK in base:GHC.Show.showList__ [0x28]");
+    /* the same table posted again in a new stream keeps its name */
+    ck_assert_str_eq(name_of(t, ipe_ev(0x20, "", "16", "base:GHC.Show", "showList__",
+                                       "GHC.Show", "")),
+                     "THUNK in base:GHC.Show.showList__");
+    ck_assert_uint_eq(ipe_table_count(t), 10);
+    ipe_table_free(t);
+}
+END_TEST
+
 START_TEST(sample_top_n_other_and_ipe_names)
 {
     metrics *m = metrics_new(2);
@@ -132,7 +201,11 @@ START_TEST(sample_top_n_other_and_ipe_names)
     metrics_feed(m, &ev);
     ev = ev_of(EL_IPE, EL_CAP_NONE, 2);
     ev.u.ipe.info = 0x4c5e10;
-    ev.u.ipe.table_name = str_of("Leak");
+    ev.u.ipe.table_name = str_of("Main_Leak_con_info");
+    ev.u.ipe.closure_desc = str_of("7");
+    ev.u.ipe.ty_desc = str_of("main:Main");
+    ev.u.ipe.label = str_of("Leak");
+    ev.u.ipe.module = str_of("Main");
     ev.u.ipe.srcloc = str_of("Main.hs:12:1-30");
     metrics_feed(m, &ev);
     const char *labels[] = {"0x30", "0x4c5e10", "0x20", "0x40"};
@@ -140,7 +213,7 @@ START_TEST(sample_top_n_other_and_ipe_names)
     feed_sample(m, 1000, labels, bytes, 4, 1);
     ck_assert_uint_eq(m->samples, 1);
     ck_assert_uint_eq(m->latest.ntop, 2);
-    ck_assert_str_eq(m->latest.top[0].name, "Leak@Main.hs:12:1-30");
+    ck_assert_str_eq(m->latest.top[0].name, "main:Main.Leak at Main.hs:12:1-30");
     ck_assert_uint_eq(m->latest.top[0].bytes, 100);
     ck_assert_str_eq(m->latest.top[1].name, "0x20");
     ck_assert_uint_eq(m->latest.other, 30);
@@ -307,6 +380,7 @@ int main(void)
     tcase_add_test(tc, gc_pause_is_the_leaders);
     tcase_add_test(tc, allocation_sums_capabilities);
     tcase_add_test(tc, sample_top_n_other_and_ipe_names);
+    tcase_add_test(tc, ipe_band_names);
     tcase_add_test(tc, prometheus_exposition);
     tcase_add_test(tc, wall_clock_offset_and_corrupt_times);
     tcase_add_test(tc, influx_escaping);
