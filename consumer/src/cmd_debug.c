@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 #include "cmd_debug.h"
+#include "ipe.h"
 #include "debug_blocks.h"
 #include "debug_client.h"
 #include "debug_heap.h"
@@ -307,10 +308,19 @@ static char *census_key(dbg_heap *h, uint64_t infoptr, enum census_by by)
                          colon + 1);
             else
                 snprintf(buf, sizeof(buf), "(unknown) %s", type);
-        } else {
+        } else if (dbg_heap_source(h, in)) {
+            /* named as every -hi band is: docs/hi.md, "Band names" */
             char *const *src = dbg_heap_source(h, in);
+            ipe_entry e = {.info = infoptr, .table_name = src[0],
+                           .closure_desc = src[1], .ty_desc = src[2],
+                           .label = src[3], .module = src[4], .srcloc = src[5]};
+            char name[1024];
+            ipe_display_name(name, sizeof(name), &e);
             snprintf(buf, sizeof(buf), "0x%" PRIx64 " %s %s", infoptr, type,
-                     con ? disp : src ? src[0] : "-");
+                     name);
+        } else {
+            snprintf(buf, sizeof(buf), "0x%" PRIx64 " %s %s", infoptr, type,
+                     con ? disp : "-");
         }
     }
     return strdup(buf);

@@ -40,11 +40,13 @@
  * Registration never unregisters: the list lives as long as the process
  * (a fork child inherits it, which is right since restartEventLogging()
  * starts the child's stream).  Other features add their own posters the
- * same way, e.g. the IPE table dump for -hi:
+ * same way:
  *
- *     traceInitEvent(dumpIPEToEventLog);
+ *     traceInitEvent(postMyStateEvents);
  *
- * where the poster walks every IPE entry already emitted.
+ * (-hi's IPE events are not init events: a new stream carries a table
+ * again just before the first sample that names it, see
+ * Note [IPE events: once per stream, before first use] in rts/IPE.c.)
  */
 
 typedef struct InitEventPoster_ {
