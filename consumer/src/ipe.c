@@ -189,7 +189,7 @@ int ipe_table_put(ipe_table *t, const el_event *ev)
     if (slot->entry) {
         if (t->nold == t->old_cap) {
             size_t nc = t->old_cap ? 2 * t->old_cap : 16;
-            ipe_entry **no = realloc(t->old, nc * sizeof(*no));
+            ipe_entry **no = realloc(t->old, nc * sizeof(ipe_entry *));
             if (!no) {
                 free(e);
                 return -1;
@@ -306,9 +306,9 @@ void ipe_display_name(char *buf, size_t size, const ipe_entry *e)
     int ct = ipe_closure_number(e->closure_desc);
     const char *kind = ct >= 8 && ct <= 14    ? "FUN"
                        : ct >= 15 && ct <= 22 ? "THUNK"
-                       : ct >= 0              ? ipe_closure_type_name(e->closure_desc)
-                       : e->closure_desc[0]   ? e->closure_desc
-                                              : "?";
+                       : ct >= 0 ? ipe_closure_type_name(e->closure_desc)
+                       : e->closure_desc[0] ? e->closure_desc
+                                            : "?";
     int con = ct >= 1 && ct <= 7;
     /* the RTS's own tables: their label is their name (stg_ARR_WORDS) */
     if (strncmp(e->table_name, "stg_", 4) == 0 ||
@@ -328,8 +328,9 @@ void ipe_display_name(char *buf, size_t size, const ipe_entry *e)
         const char *colon = strchr(e->ty_desc, ':');
         if (colon && colon > e->ty_desc && e->module[0] &&
             strcmp(colon + 1, e->module) == 0) {
-            ipe_append(buf, size, &n, e->ty_desc,
-                       ipe_package_len(e->ty_desc, (size_t)(colon - e->ty_desc)));
+            ipe_append(
+                buf, size, &n, e->ty_desc,
+                ipe_package_len(e->ty_desc, (size_t)(colon - e->ty_desc)));
             IPE_PUT(":");
         }
         IPE_PUT(e->module);
