@@ -20,7 +20,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "metrics.h"
 
-#include "strmap.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -71,8 +71,6 @@ typedef struct metrics_pending {
     uint64_t bytes;
 } metrics_pending;
 
-typedef struct strmap strmap;
-
 typedef struct metrics {
     /* identity */
     char program[128]; /* basename of argv[0], or "" */
