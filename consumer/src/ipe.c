@@ -120,13 +120,12 @@ static ipe_entry *ipe_entry_new(const el_event *ev)
     const el_str f[6] = {ev->u.ipe.table_name, ev->u.ipe.closure_desc,
                          ev->u.ipe.ty_desc,    ev->u.ipe.label,
                          ev->u.ipe.module,     ev->u.ipe.srcloc};
-    size_t total = sizeof(ipe_entry);
-    for (int i = 0; i < 6; i++)
+    /* the name: the strings, separators, a kind, an address, the suffix */
+    size_t total = sizeof(ipe_entry), name_cap = 128;
+    for (int i = 0; i < 6; i++) {
         total += f[i].len + 1;
-    size_t name_cap = 0;
-    for (int i = 0; i < 6; i++)
         name_cap += f[i].len;
-    name_cap += 128; /* separators, a kind, an address, the suffix */
+    }
     ipe_entry *e = malloc(total + name_cap);
     if (!e)
         return NULL;
@@ -420,16 +419,9 @@ static const char *const ipe_closure_types[] = {
 
 const char *ipe_closure_type_name(const char *decimal)
 {
-    unsigned v = 0;
-    const char *p = decimal;
-    if (!*p)
-        return decimal;
-    for (; *p; p++) {
-        if (*p < '0' || *p > '9' || v > 1000)
-            return decimal;
-        v = v * 10 + (unsigned)(*p - '0');
-    }
-    if (v < sizeof(ipe_closure_types) / sizeof(ipe_closure_types[0]))
+    int v = ipe_closure_number(decimal);
+    if (v >= 0 &&
+        (size_t)v < sizeof(ipe_closure_types) / sizeof(ipe_closure_types[0]))
         return ipe_closure_types[v];
     return decimal;
 }
