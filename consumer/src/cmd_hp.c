@@ -31,7 +31,7 @@ typedef struct hp_state {
     char *job;
     char date[64];
     ipe_table *ipe; /* -hi: info-table address -> provenance */
-    strmap *ccs;   /* cost-centre id -> label */
+    strmap *ccs;    /* cost-centre id -> label */
     double pending[HP_MAX_PENDING_MARKS];
     size_t npending;
     uint64_t samples;
@@ -203,7 +203,8 @@ static const char hp_usage[] =
     "\n"
     "options:\n"
     "  -o, --output=FILE   where to write (required; '-' for stdout)\n"
-    "  --by-address        -hi: name bands by info-table address\n" CLI_COMMON_HELP;
+    "  --by-address        -hi: name bands by info-table "
+    "address\n" CLI_COMMON_HELP;
 
 static int hp_run(int argc, char **argv)
 {
@@ -222,8 +223,12 @@ static int hp_run(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'o': output = optarg; break;
-        case 'A': s.by_address = 1; break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'A':
+            s.by_address = 1;
+            break;
         default:
             if (c == '?' || cli_common_option(&io, c, optarg) != 0)
                 return cli_usage_error(&cli_cmd_hp, "bad option");
@@ -245,8 +250,30 @@ static int hp_run(int argc, char **argv)
         strmap_free(s.ccs);
         return CLI_EXIT_USAGE;
     }
+    /* The sink looks at these; the profile's end time is the last event's
+     * of any type (res.last_ts). */
+    static const uint16_t types[] = {
+        EL_PROGRAM_ARGS,
+        EL_WALL_CLOCK_TIME,
+        EL_HEAP_PROF_BEGIN,
+        EL_IPE,
+        EL_HEAP_PROF_COST_CENTRE,
+        EL_HEAP_PROF_SAMPLE_BEGIN,
+        EL_HEAP_BIO_PROF_SAMPLE_BEGIN,
+        EL_HEAP_PROF_SAMPLE_END,
+        EL_HEAP_PROF_SAMPLE_STRING,
+        EL_HEAP_PROF_SAMPLE_COST_CENTRE,
+        EL_USER_MARKER,
+    };
+    uint8_t wanted[65536];
+    memset(wanted, 0, sizeof(wanted));
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        wanted[types[i]] = 1;
+    io.reader.wanted = wanted;
     el_reader_result res;
     int rc = cli_read(argv[optind], &io, hp_sink, &s, &res);
+    if ((double)res.last_ts / 1e9 > s.last_time)
+        s.last_time = (double)res.last_ts / 1e9;
     if (s.nomem) {
         fprintf(stderr, "rtscope: %s: out of memory\n", argv[optind]);
         rc = CLI_EXIT_DATA;

@@ -56,7 +56,7 @@ static el_status count_pass(const uint8_t *data, size_t size, size_t chunk,
     el_decoder *dec = el_decoder_new(NULL);
     el_event ev;
     el_status st = EL_OK;
-    uint64_t max_ts = 0, last_ts = 0, last_off = 0;
+    uint64_t max_ts = 0;
     if (!dec)
         abort();
     for (size_t at = 0; at < size && st >= 0; at += chunk) {
@@ -64,8 +64,7 @@ static el_status count_pass(const uint8_t *data, size_t size, size_t chunk,
         el_decoder_input(dec, data + at, n);
         for (;;) {
             if (wanted)
-                decoder_skip(dec, wanted, skip_counts, &max_ts, &last_ts,
-                             &last_off);
+                decoder_skip(dec, wanted, skip_counts, &max_ts);
             st = el_decoder_next(dec, &ev);
             if (st == EL_FRAME)
                 count_type(c, ev.type);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ---- helpers -------------------------------------------------------------- */
@@ -802,6 +803,8 @@ static size_t push_block(el_merge *m, uint16_t cap, uint64_t start,
         marker[4 + i] = (uint8_t)(end >> (56 - 8 * i));
     ev.payload = marker;
     ev.payload_len = 14;
+    ev.u.block.end_ts = end;
+    ev.u.block.cap = cap;
     ck_assert_int_eq(el_merge_push(m, &ev), EL_OK);
     ev.type = EL_GC_START;
     ev.payload_len = 0;
@@ -940,7 +943,17 @@ static int seen_sink(void *ctx, const el_event *ev, const el_typetab *t)
 /* Two capabilities' interleaved blocks full of events a filtered sink does
  * not want (fixed, variable-size, and a type above 255), with wanted ones
  * among them, some at equal timestamps across caps. */
+static void build_mixed_as(elbuild *b, int corrupt, int announce);
+
 static void build_mixed(elbuild *b, int corrupt)
+{
+    build_mixed_as(b, corrupt, 0);
+}
+
+/* With `announce`, each capability's stream first appears in an empty
+ * block, as after a flush, so a pipe's merge knows to wait for it (Note
+ * [The merge bound] in merge.c) and can be exact. */
+static void build_mixed_as(elbuild *b, int corrupt, int announce)
 {
     static const uint16_t extra[2][2] = {{300, 6}, {4000, EL_SIZE_VARIABLE}};
     elbuild p;
@@ -950,6 +963,10 @@ static void build_mixed(elbuild *b, int corrupt)
     eb_u32(&p, 7);
     eb_u16(&p, 1);
     eb_u32(&p, 0);
+    for (uint16_t cap = 0; announce && cap < 2; cap++) {
+        eb_block_begin(b, cap, 0);
+        eb_block_end(b, 0);
+    }
     for (int blk = 0; blk < 6; blk++) {
         uint16_t cap = (uint16_t)(blk % 2);
         uint64_t t0 = 1000u * (uint64_t)(blk / 2);
@@ -1062,6 +1079,225 @@ START_TEST(test_reader_wanted_filter_exact)
 }
 END_TEST
 
+/* The same bytes read through a pipe (decoder -> el_merge) instead of a
+ * file (index pass -> exact merge). */
+static el_status run_seen_pipe(const elbuild *b, const uint8_t *wanted,
+                               seen *out, el_reader_result *res, el_error *err)
+{
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        close(fds[0]);
+        size_t at = 0;
+        while (at < b->len) {
+            ssize_t n = write(fds[1], b->buf + at, b->len - at);
+            if (n <= 0)
+                _exit(1);
+            at += (size_t)n;
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    char spec[64];
+    snprintf(spec, sizeof(spec), "/dev/fd/%d", fds[0]);
+    el_reader_opts o;
+    memset(&o, 0, sizeof(o));
+    memset(out, 0, sizeof(*out));
+    o.wanted = wanted;
+    o.counts = out->counts;
+    el_status st = el_reader_run(spec, &o, seen_sink, out, res, err);
+    close(fds[0]);
+    int ws;
+    waitpid(pid, &ws, 0);
+    return st;
+}
+
+static el_status run_seen_budget(const char *path, const uint8_t *wanted,
+                                 size_t index_budget, seen *out,
+                                 el_reader_result *res, el_error *err)
+{
+    el_reader_opts o;
+    memset(&o, 0, sizeof(o));
+    memset(out, 0, sizeof(*out));
+    o.wanted = wanted;
+    o.counts = out->counts;
+    o.index_budget = index_budget;
+    return el_reader_run(path, &o, seen_sink, out, res, err);
+}
+
+static int rec_by_offset(const void *x, const void *y)
+{
+    const rec *a = x, *b = y;
+    return a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
+static void same_reading(el_status sa, const seen *a, const el_reader_result *ra,
+                         const el_error *ea, el_status sb, const seen *b,
+                         const el_reader_result *rb, const el_error *eb)
+{
+    ck_assert_int_eq(sa, sb);
+    if (sa != EL_OK) {
+        ck_assert_uint_eq(ea->offset, eb->offset);
+        ck_assert_str_eq(ea->msg, eb->msg);
+    }
+    ck_assert_uint_eq(ra->events, rb->events);
+    ck_assert_int_eq(ra->truncated, rb->truncated);
+    ck_assert_uint_eq(ra->truncated_at, rb->truncated_at);
+    ck_assert_uint_eq(ra->trailing, rb->trailing);
+    ck_assert_uint_eq(ra->last_ts, rb->last_ts);
+    ck_assert_uint_eq(ra->merge.late_events, 0);
+    ck_assert(memcmp(a->counts, b->counts, sizeof(a->counts)) == 0);
+    ck_assert_uint_eq(a->evs.n, b->evs.n);
+    if (rb->merge.late_events) {
+        /* Timestamps garbled so that a bounded merge cannot be exact: the
+         * same events, in another order. */
+        qsort(a->evs.v, a->evs.n, sizeof(rec), rec_by_offset);
+        qsort(b->evs.v, b->evs.n, sizeof(rec), rec_by_offset);
+    }
+    for (size_t i = 0; i < a->evs.n; i++)
+        ck_assert_msg(memcmp(&a->evs.v[i], &b->evs.v[i], sizeof(rec)) == 0,
+                      "event %zu: type %u cap %u ts %llu at %llu, "
+                      "then type %u cap %u ts %llu at %llu",
+                      i, a->evs.v[i].type, a->evs.v[i].cap,
+                      (unsigned long long)a->evs.v[i].ts,
+                      (unsigned long long)a->evs.v[i].offset, b->evs.v[i].type,
+                      b->evs.v[i].cap, (unsigned long long)b->evs.v[i].ts,
+                      (unsigned long long)b->evs.v[i].offset);
+}
+
+/* A file (its index sparse or dense) and a pipe carrying the same bytes
+ * give the same events, the same counts, the same error at the same offset
+ * with the same message, and the same warnings: for the mixed log cut at
+ * many places, with an undeclared type in a block, with 0xffff inside a
+ * block, with bytes flipped at 300 places, and with trailing data. */
+START_TEST(test_reader_file_equals_pipe)
+{
+    static uint8_t wanted[65536];
+    static seen f, d, pp;
+    elbuild good, bad;
+    build_mixed_as(&good, 0, 1);
+    build_mixed_as(&bad, 1, 1);
+    wanted[EL_GC_START] = 1;
+    wanted[EL_USER_MARKER] = 1;
+    wanted[EL_BLOCK_MARKER] = 1;
+    elbuild v;
+    eb_init(&v);
+    unsigned seed = 12345;
+    for (int variant = 0; variant < 420; variant++) {
+        const elbuild *src = variant == 1 ? &bad : &good;
+        v.len = 0;
+        eb_bytes(&v, src->buf, src->len);
+        if (variant >= 2 && variant < 100) {
+            v.len = 200 + (size_t)(variant - 2) * (good.len - 200) / 98;
+        } else if (variant == 100) {
+            /* 0xffff at an event start in the middle of a closed block:
+             * the RTS never writes the end marker inside a block */
+            size_t at = good.len / 2;
+            seen s;
+            el_reader_result r;
+            el_error e;
+            char *path = write_temp(&good);
+            memset(&s, 0, sizeof(s));
+            ck_assert_int_eq(run_seen(path, NULL, 0, &s, &r, &e), EL_OK);
+            for (size_t i = 0; i < s.evs.n; i++)
+                if (s.evs.v[i].offset >= at &&
+                    s.evs.v[i].type != EL_BLOCK_MARKER) {
+                    at = s.evs.v[i].offset;
+                    break;
+                }
+            free(s.evs.v);
+            unlink(path);
+            free(path);
+            v.buf[at] = 0xff;
+            v.buf[at + 1] = 0xff;
+        } else if (variant == 101) {
+            eb_bytes(&v, "trailing", 8);
+        } else if (variant > 101) {
+            for (int k = 0; k < 1 + variant % 3; k++) {
+                seed = seed * 1103515245u + 12345u;
+                size_t at = 180 + (seed >> 8) % (v.len - 180);
+                seed = seed * 1103515245u + 12345u;
+                v.buf[at] = (uint8_t)(seed >> 16);
+            }
+        }
+        for (int w = 0; w < 2; w++) {
+            const uint8_t *wt = w ? wanted : NULL;
+            el_reader_result rf, rd, rp;
+            el_error ef, ed, ep;
+            char *path = write_temp(&v);
+            el_status sf = run_seen_budget(path, wt, 0, &f, &rf, &ef);
+            el_status sd = run_seen_budget(path, wt, 1, &d, &rd, &ed);
+            el_status sp = run_seen_pipe(&v, wt, &pp, &rp, &ep);
+            same_reading(sf, &f, &rf, &ef, sd, &d, &rd, &ed);
+            same_reading(sf, &f, &rf, &ef, sp, &pp, &rp, &ep);
+            if (variant <= 101)
+                ck_assert_uint_eq(rp.merge.late_events, 0);
+            if (variant == 1 || variant == 100)
+                ck_assert_int_eq(sf, EL_ERR_FORMAT);
+            if (variant == 100)
+                ck_assert(strstr(ef.msg, "end-of-data marker inside the "
+                                         "block") != NULL);
+            if (variant == 101)
+                ck_assert_uint_eq(rf.trailing, 8);
+            if (variant == 0)
+                ck_assert_uint_gt(f.evs.n, 60);
+            unlink(path);
+            free(path);
+            free(f.evs.v);
+            free(d.evs.v);
+            free(pp.evs.v);
+        }
+    }
+    eb_free(&v);
+    eb_free(&good);
+    eb_free(&bad);
+}
+END_TEST
+
+/* Within a capability the RTS may stamp an event earlier than the one it
+ * wrote before it ("finished GC" after "GC stats"): the merge keeps the
+ * stream's order and does not count it late, and a file gives the same
+ * order. */
+START_TEST(test_merge_keeps_stream_order)
+{
+    elbuild b;
+    eb_init(&b);
+    eb_header_std(&b, 0, NULL);
+    uint8_t stats[64] = {0};
+    ck_assert_uint_le(eb_std_size(EL_GC_STATS_GHC), sizeof(stats));
+    for (int blk = 0; blk < 4; blk++) {
+        uint16_t cap = (uint16_t)(blk % 2);
+        uint64_t t0 = 1000u * (uint64_t)blk;
+        eb_block_begin(&b, cap, t0);
+        eb_event(&b, EL_GC_START, t0 + 10, NULL, 0);
+        eb_event(&b, EL_GC_STATS_GHC, t0 + 500, stats,
+                 eb_std_size(EL_GC_STATS_GHC));
+        eb_event(&b, EL_GC_END, t0 + 499, NULL, 0);
+        eb_event(&b, EL_GC_START, t0 + 900, NULL, 0);
+        eb_block_end(&b, t0 + 950);
+    }
+    eb_data_end(&b);
+    char *path = write_temp(&b);
+    static seen f, p;
+    el_reader_result rf, rp;
+    el_error ef, ep;
+    el_status sf = run_seen(path, NULL, 0, &f, &rf, &ef);
+    el_status sp = run_seen_pipe(&b, NULL, &p, &rp, &ep);
+    same_reading(sf, &f, &rf, &ef, sp, &p, &rp, &ep);
+    ck_assert_int_eq(sf, EL_OK);
+    for (size_t i = 1; i < f.evs.n; i++)
+        if (f.evs.v[i].type == EL_GC_END)
+            ck_assert_int_eq(f.evs.v[i - 1].type, EL_GC_STATS_GHC);
+    unlink(path);
+    free(path);
+    free(f.evs.v);
+    free(p.evs.v);
+    eb_free(&b);
+}
+END_TEST
+
 /* Types from 256 up and many declared types: found, sized, described. */
 START_TEST(test_typetab_large_numbers)
 {
@@ -1126,6 +1362,8 @@ static Suite *decoder_suite(void)
     tcase_add_test(tr, test_reader_file_exact_order);
     tcase_add_test(tr, test_reader_missing_file);
     tcase_add_test(tr, test_reader_wanted_filter_exact);
+    tcase_add_test(tr, test_reader_file_equals_pipe);
+    tcase_add_test(tr, test_merge_keeps_stream_order);
     tcase_add_test(tc, test_typetab_large_numbers);
     suite_add_tcase(s, tr);
     return s;

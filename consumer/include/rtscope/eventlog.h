@@ -338,7 +338,7 @@ void el_decoder_free(el_decoder *dec);
 void el_decoder_input(el_decoder *dec, const uint8_t *buf, size_t len);
 
 /* Next item: EL_FRAME (an event in *ev, frame fields only, valid until the
- * next call), EL_NEED_MORE, EL_END (end-of-data marker; further input is
+ * next call; a block marker also has ev->u.block filled in), EL_NEED_MORE, EL_END (end-of-data marker; further input is
  * trailing data), or an error (details in el_decoder_error()). */
 el_status el_decoder_next(el_decoder *dec, el_event *ev);
 
@@ -386,11 +386,19 @@ typedef struct el_merge_stats {
 } el_merge_stats;
 
 /* Events delivered to `fn` in order; `budget` bytes of buffered events at
- * most (0 = default, 16 MiB). */
+ * most (0 = default, 16 MiB). Events of one capability keep the order they
+ * were pushed in: the RTS may stamp an event a little earlier than one it
+ * wrote before it in the same block, and that is not lateness (see Note
+ * [Order within a capability] in merge.c). Block markers pushed must have
+ * u.block filled in, as el_decoder_next() does. */
 el_merge *el_merge_new(size_t budget, el_frame_fn fn, void *ctx);
 void el_merge_free(el_merge *m);
 /* Hand over one event (frame fields; payload copied if buffered). */
 el_status el_merge_push(el_merge *m, const el_event *ev);
+/* An event of capability `cap` stamped `ts` was read but not pushed (a
+ * sink does not want it): the stream's later events are ordered after it
+ * all the same, so a filtering sink sees the order an unfiltered one does. */
+el_status el_merge_note(el_merge *m, uint16_t cap, uint64_t ts);
 /* Deliver everything still buffered (end of stream). */
 el_status el_merge_flush(el_merge *m);
 const el_merge_stats *el_merge_get_stats(const el_merge *m);
@@ -402,6 +410,10 @@ typedef struct el_reader_opts {
     int reconnect;         /* sockets: reconnect when the stream ends */
     int reconnect_max;     /* max reconnect attempts (0 = unlimited) */
     size_t merge_budget;   /* bytes, 0 = default */
+    /* Files: bytes the reader may use to remember where the events the
+     * sink wants are, so that it reads just those (0 = default, 16 MiB;
+     * beyond it the file is read whole a second time). */
+    size_t index_budget;
     int unordered;         /* 1: skip the merge, deliver in file order */
     /* Optional: only types with wanted[type] != 0 are decoded and given to
      * the sink (the others are still read, checked for framing, ordered

@@ -230,9 +230,9 @@ static el_status decoder_step_header(el_decoder *dec)
             return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
                                 "corrupt header: event type 65535 is the "
                                 "end-of-data marker");
-        if (dec->own && el_typetab_declare(dec->own, dec->et_num,
-                                           dec->et_size, (const char *)p,
-                                           dec->et_dlen) != EL_OK)
+        if (dec->own &&
+            el_typetab_declare(dec->own, dec->et_num, dec->et_size,
+                               (const char *)p, dec->et_dlen) != EL_OK)
             return decoder_fail(dec, EL_ERR_NOMEM, dec->offset,
                                 "out of memory");
         decoder_consume(dec, dec->et_dlen);
@@ -263,8 +263,7 @@ static el_status decoder_step_header(el_decoder *dec)
         return decoder_expect_magic(dec, MAGIC_HDRE, ST_DATA_BEGIN,
                                     "end of header");
     case ST_DATA_BEGIN:
-        return decoder_expect_magic(dec, MAGIC_DATB, ST_DATA,
-                                    "start of data");
+        return decoder_expect_magic(dec, MAGIC_DATB, ST_DATA, "start of data");
     default:
         return EL_OK;
     }
@@ -286,8 +285,8 @@ static el_status decoder_next_event(el_decoder *dec, el_event *ev)
             uint32_t plen =
                 size == EL_SIZE_VARIABLE ? bytes_get_u16(p + 10) : size;
             size_t total = head + plen;
-            if (avail >= total && (!dec->in_block ||
-                                   dec->offset + total <= dec->block_end)) {
+            if (avail >= total &&
+                (!dec->in_block || dec->offset + total <= dec->block_end)) {
                 ev->type = type;
                 ev->ts = bytes_get_u64(p + 2);
                 ev->offset = dec->offset;
@@ -307,6 +306,14 @@ static el_status decoder_next_event(el_decoder *dec, el_event *ev)
         return EL_NEED_MORE;
     uint16_t type = bytes_get_u16(p);
     if (type == DATA_END) {
+        /* The RTS writes the end marker after its last block, never in
+         * one: 0xffff inside a closed block is corrupt data. */
+        if (dec->in_block && dec->block_end != UINT64_MAX &&
+            dec->offset < dec->block_end)
+            return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
+                                "corrupt data: end-of-data marker inside "
+                                "the block that ends at offset %llu",
+                                (unsigned long long)dec->block_end);
         decoder_consume(dec, 2);
         dec->state = ST_DONE;
         return EL_END;
@@ -339,13 +346,11 @@ static el_status decoder_next_event(el_decoder *dec, el_event *ev)
         return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
                             "corrupt data: event of type %u (%zu bytes) "
                             "runs past the end of its block at offset %llu",
-                            type, total,
-                            (unsigned long long)dec->block_end);
+                            type, total, (unsigned long long)dec->block_end);
     if (type == EL_BLOCK_MARKER) {
         if (plen < BLOCK_MARKER_PAYLOAD)
             return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
-                                "corrupt data: block marker of %u bytes",
-                                plen);
+                                "corrupt data: block marker of %u bytes", plen);
         uint32_t bsize = bytes_get_u32(ev->payload);
         if (dec->in_block && dec->block_end != UINT64_MAX)
             return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
@@ -359,6 +364,11 @@ static el_status decoder_next_event(el_decoder *dec, el_event *ev)
                                 bsize);
         dec->in_block = 1;
         dec->block_cap = bytes_get_u16(ev->payload + 12);
+        /* Block markers come with their fields: the merge and the file
+         * reader need them before el_event_decode() runs. */
+        ev->u.block.size = bsize;
+        ev->u.block.end_ts = bytes_get_u64(ev->payload + 4);
+        ev->u.block.cap = dec->block_cap;
         /* Size 0: a block that was never closed; it lasts until the next
          * marker. */
         dec->block_end = bsize ? dec->offset + bsize : UINT64_MAX;
@@ -381,9 +391,9 @@ static el_status decoder_next_event(el_decoder *dec, el_event *ev)
  * errors and truncation are still found, at the same offsets, by
  * el_decoder_next(). Skipped events are never delivered, so their order
  * among other streams' events does not matter; what the file reader must
- * keep exact is when an error after them is reported (see Note [Errors
- * after skipped events] in reader.c), so decoder_skip tells where the last
- * skipped event was.
+ * keep exact is the order of the events around them: a skipped event's
+ * timestamp still counts in its stream's merge key (Note [Order within a
+ * capability] in merge.c), so decoder_skip tells the largest it passed.
  */
 /* Note [Predicted event lengths]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -407,16 +417,14 @@ static void decoder_skip_table(el_decoder *dec, const uint8_t *wanted)
         else if (size == EL_SIZE_VARIABLE)
             dec->skip_len[t] = SKIP_VARIABLE;
         else
-            dec->skip_len[t] = (uint16_t)(10u + size < SKIP_VARIABLE
-                                              ? 10u + size
-                                              : 0);
+            dec->skip_len[t] =
+                (uint16_t)(10u + size < SKIP_VARIABLE ? 10u + size : 0);
     }
     dec->skip_wanted = wanted;
 }
 
-uint64_t decoder_skip(el_decoder *dec, const uint8_t *wanted,
-                      uint64_t *counts, uint64_t *max_ts,
-                      uint64_t *last_ts, uint64_t *last_offset)
+uint64_t decoder_skip(el_decoder *dec, const uint8_t *wanted, uint64_t *counts,
+                      uint64_t *max_ts)
 {
     if (!wanted || dec->state != ST_DATA || dec->pend_len)
         return 0;
@@ -425,7 +433,6 @@ uint64_t decoder_skip(el_decoder *dec, const uint8_t *wanted,
     const uint8_t *in = dec->in;
     const uint16_t *len = dec->skip_len;
     size_t pos = dec->in_pos, lim = dec->in_len;
-    uint64_t base = dec->offset - pos; /* stream offset of in[0] */
     if (dec->in_block) {
         if (dec->offset >= dec->block_end)
             return 0;
@@ -433,8 +440,7 @@ uint64_t decoder_skip(el_decoder *dec, const uint8_t *wanted,
         if (room < lim - pos)
             lim = pos + (size_t)room;
     }
-    uint64_t n = 0, mx = *max_ts, ts = 0;
-    size_t last = pos;
+    uint64_t n = 0, mx = *max_ts;
     size_t g0 = dec->skip_guess[0], g1 = dec->skip_guess[1],
            g2 = dec->skip_guess[2];
     while (lim - pos >= 12) {
@@ -450,8 +456,6 @@ uint64_t decoder_skip(el_decoder *dec, const uint8_t *wanted,
         if (total > lim - pos)
             break;
         uint64_t t = bytes_get_u64(p + 2);
-        ts = t;
-        last = pos;
         if (t > mx)
             mx = t;
         if (counts)
@@ -474,10 +478,6 @@ uint64_t decoder_skip(el_decoder *dec, const uint8_t *wanted,
     dec->skip_guess[0] = g0;
     dec->skip_guess[1] = g1;
     dec->skip_guess[2] = g2;
-    if (n) {
-        *last_ts = ts;
-        *last_offset = base + last;
-    }
     dec->offset += pos - dec->in_pos;
     dec->in_pos = pos;
     *max_ts = mx;
@@ -595,4 +595,18 @@ void el_decoder_seek(el_decoder *dec, uint64_t offset)
     dec->in_len = dec->in_pos = 0;
     if (dec->state != ST_ERROR)
         dec->state = ST_DATA;
+}
+
+uint16_t decoder_stream(const el_decoder *dec)
+{
+    return dec->in_block ? dec->block_cap : EL_CAP_NONE;
+}
+
+void decoder_seek_in_block(el_decoder *dec, uint64_t offset, uint16_t cap,
+                           uint64_t block_end)
+{
+    el_decoder_seek(dec, offset);
+    dec->in_block = 1;
+    dec->block_cap = cap;
+    dec->block_end = block_end;
 }

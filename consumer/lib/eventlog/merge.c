@@ -20,8 +20,33 @@
  * and counted as late: order is then no longer exact, but nothing is lost
  * and memory stays within the budget.
  *
+ * A stream the merge has not seen has no lower bound at all: a program
+ * whose buffers are written only when it ends sends one capability's whole
+ * run before the next one's first event. So the merge expects the RTS's
+ * global stream and every capability the stream announces (CAP_CREATE,
+ * CAPSET_ASSIGN_CAP, written to the global stream at start-up) and releases
+ * nothing, budget permitting, while one of them has not been seen. A live
+ * RTS flushes every capability's buffer together, so a live stream shows
+ * them all at its first flush.
+ *
  * Files do not need this: el_reader reads each capability's blocks with its
  * own cursor and merges exactly (see reader.c).
+ *
+ * Note [Order within a capability]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Within one capability's stream the RTS does not always write timestamps
+ * in order: at the end of a collection it posts "GC stats" and then
+ * "finished GC" with a clock read taken before the stats were. The order
+ * the RTS wrote is the order that means something (the stats belong to the
+ * collection that finished), so the merge never reorders a stream: each
+ * event is ordered by its key, max(its timestamp, the key of the stream's
+ * previous event, also of one a sink did not want and that was passed over
+ * without being pushed: el_merge_note), ties broken by stream offset. Keys
+ * of one stream never
+ * decrease, so an event is late only when another stream's event with a
+ * larger key was released before it. The file reader orders its cursors by
+ * the same key (reader.c), so a file, a pipe and a socket carrying the same
+ * bytes give the same order.
  */
 #include "rtscope/eventlog.h"
 
@@ -32,6 +57,7 @@
 #define MERGE_MAX_STREAMS 4096
 
 typedef struct merge_rec {
+    uint64_t key; /* see Note [Order within a capability] */
     uint64_t ts;
     uint64_t offset;
     uint16_t type;
@@ -43,6 +69,7 @@ typedef struct merge_stream {
     uint8_t *buf;
     size_t head, tail, cap_bytes;
     uint64_t lower; /* no future event of this stream is earlier */
+    uint64_t key;   /* key of the last event pushed */
     uint16_t cap;
 } merge_stream;
 
@@ -58,7 +85,11 @@ struct el_merge {
     int last_slot;
     uint16_t *index;
     unsigned index_cap;
-    uint64_t last_ts; /* timestamp of the last event delivered */
+    uint64_t last_key; /* key of the last event delivered */
+    /* Streams expected but not seen yet (see Note [The merge bound]):
+     * the global one until it is seen, and each announced capability. */
+    unsigned missing;
+    uint8_t *announced; /* bitmap of capabilities announced */
     int delivered_any;
     int cur_slot; /* stream of the block being read, or -1 */
     uint64_t cur_block_end;
@@ -75,6 +106,12 @@ el_merge *el_merge_new(size_t budget, el_frame_fn fn, void *ctx)
     m->ctx = ctx;
     m->cur_slot = -1;
     m->last_slot = -1;
+    m->missing = 1; /* the global stream */
+    m->announced = calloc(65536 / 8, 1);
+    if (!m->announced) {
+        free(m);
+        return NULL;
+    }
     return m;
 }
 
@@ -86,6 +123,7 @@ void el_merge_free(el_merge *m)
         free(m->streams[i].buf);
     free(m->streams);
     free(m->index);
+    free(m->announced);
     free(m);
 }
 
@@ -156,20 +194,22 @@ static int merge_slot_of(el_merge *m, uint16_t cap)
         if (merge_index_add(m, cap, m->nstreams) != 0)
             return -1;
         idx = (int)m->nstreams++;
+        if (cap == EL_CAP_NONE || (m->announced[cap >> 3] & (1u << (cap & 7))))
+            m->missing--;
     }
     m->last_cap = cap;
     m->last_slot = idx;
     return idx;
 }
 
-static int merge_deliver(el_merge *m, const el_event *ev)
+static int merge_deliver(el_merge *m, const el_event *ev, uint64_t key)
 {
-    if (m->delivered_any && ev->ts < m->last_ts) {
+    if (m->delivered_any && key < m->last_key) {
         m->stats.late_events++;
-        if (m->last_ts - ev->ts > m->stats.max_late_ns)
-            m->stats.max_late_ns = m->last_ts - ev->ts;
+        if (m->last_key - key > m->stats.max_late_ns)
+            m->stats.max_late_ns = m->last_key - key;
     } else {
-        m->last_ts = ev->ts;
+        m->last_key = key;
     }
     m->delivered_any = 1;
     return m->fn(m->ctx, (el_event *)ev);
@@ -212,8 +252,11 @@ static int merge_min_stream(const el_merge *m)
         const merge_stream *s = &m->streams[i];
         if (merge_stream_empty(s))
             continue;
-        uint64_t ts = merge_stream_head(s)->ts;
-        if (best < 0 || ts < best_ts) {
+        uint64_t ts = merge_stream_head(s)->key;
+        if (best < 0 || ts < best_ts ||
+            (ts == best_ts &&
+             merge_stream_head(s)->offset <
+                 merge_stream_head(&m->streams[best])->offset)) {
             best = (int)i;
             best_ts = ts;
         }
@@ -234,12 +277,28 @@ static int merge_pop(el_merge *m, int idx)
     ev.payload = (const uint8_t *)(r + 1);
     ev.payload_len = r->len;
     size_t sz = merge_rec_size(r->len);
-    int stop = merge_deliver(m, &ev);
+    int stop = merge_deliver(m, &ev, r->key);
     s->head += sz;
     m->queued -= sz;
     if (s->head == s->tail)
         s->head = s->tail = 0;
     return stop;
+}
+
+/* A capability announced: expect its stream. */
+static void merge_announce(el_merge *m, const el_event *ev)
+{
+    el_event copy = *ev;
+    el_error err;
+    if (el_event_decode(&copy, &err) != EL_OK)
+        return;
+    uint16_t cap =
+        ev->type == EL_CAP_CREATE ? copy.u.cap.cap : copy.u.capset_cap.cap;
+    if (cap == EL_CAP_NONE || (m->announced[cap >> 3] & (1u << (cap & 7))))
+        return;
+    m->announced[cap >> 3] |= (uint8_t)(1u << (cap & 7));
+    if (merge_index_find(m, cap) < 0)
+        m->missing++;
 }
 
 /* Release every event that can no longer be preceded by another. */
@@ -249,8 +308,8 @@ static el_status merge_drain(el_merge *m, int force_all)
         int idx = merge_min_stream(m);
         if (idx < 0)
             return EL_OK;
-        uint64_t ts = merge_stream_head(&m->streams[idx])->ts;
-        int ok = force_all || ts <= merge_bound(m, idx);
+        uint64_t ts = merge_stream_head(&m->streams[idx])->key;
+        int ok = force_all || (!m->missing && ts <= merge_bound(m, idx));
         if (!ok && m->queued > m->budget) {
             m->stats.forced++;
             ok = 1;
@@ -262,8 +321,8 @@ static el_status merge_drain(el_merge *m, int force_all)
     }
 }
 
-static el_status merge_enqueue(el_merge *m, merge_stream *s,
-                               const el_event *ev)
+static el_status merge_enqueue(el_merge *m, merge_stream *s, const el_event *ev,
+                               uint64_t key)
 {
     size_t sz = merge_rec_size(ev->payload_len);
     if (s->tail + sz > s->cap_bytes) {
@@ -284,6 +343,7 @@ static el_status merge_enqueue(el_merge *m, merge_stream *s,
         }
     }
     merge_rec *r = (merge_rec *)(s->buf + s->tail);
+    r->key = key;
     r->ts = ev->ts;
     r->offset = ev->offset;
     r->type = ev->type;
@@ -303,7 +363,7 @@ el_status el_merge_push(el_merge *m, const el_event *ev)
     int idx = merge_slot_of(m, ev->cap);
     if (idx < 0)
         return EL_ERR_NOMEM;
-    if (ev->type == EL_BLOCK_MARKER && ev->payload_len >= 12) {
+    if (ev->type == EL_BLOCK_MARKER) {
         /* The block being read is complete: its stream resumes no earlier
          * than the time the block was closed. */
         if (m->cur_slot >= 0) {
@@ -312,35 +372,54 @@ el_status el_merge_push(el_merge *m, const el_event *ev)
                 prev->lower = m->cur_block_end;
         }
         m->cur_slot = idx;
-        const uint8_t *p = ev->payload + 4;
-        uint64_t end = 0;
-        for (int i = 0; i < 8; i++)
-            end = end << 8 | p[i];
-        m->cur_block_end = end;
+        m->cur_block_end = ev->u.block.end_ts;
     }
+    if (ev->type == EL_CAP_CREATE || ev->type == EL_CAPSET_ASSIGN_CAP)
+        merge_announce(m, ev);
     merge_stream *s = &m->streams[idx];
-    if (ev->ts > s->lower)
-        s->lower = ev->ts;
+    if (ev->ts > s->key)
+        s->key = ev->ts;
+    uint64_t key = s->key;
+    if (key > s->lower)
+        s->lower = key;
 
-    if (m->delivered_any && ev->ts < m->last_ts) {
+    if (m->delivered_any && key < m->last_key) {
         /* Too late to be put in order: deliver now (counted). */
-        if (merge_deliver(m, ev))
+        if (merge_deliver(m, ev, key))
             return EL_STOP;
         return merge_drain(m, 0);
     }
-    if (merge_stream_empty(s)) {
+    if (merge_stream_empty(s) && !m->missing) {
         int other = merge_min_stream(m);
-        uint64_t other_ts =
-            other < 0 ? UINT64_MAX : merge_stream_head(&m->streams[other])->ts;
-        if (ev->ts <= other_ts && ev->ts <= merge_bound(m, idx)) {
-            if (merge_deliver(m, ev))
+        uint64_t other_key =
+            other < 0 ? UINT64_MAX : merge_stream_head(&m->streams[other])->key;
+        /* Ties go to the earlier offset, as in merge_min_stream. */
+        if ((other < 0 || key < other_key ||
+             (key == other_key &&
+              ev->offset < merge_stream_head(&m->streams[other])->offset)) &&
+            key <= merge_bound(m, idx)) {
+            if (merge_deliver(m, ev, key))
                 return EL_STOP;
             return merge_drain(m, 0);
         }
     }
-    el_status st = merge_enqueue(m, s, ev);
+    el_status st = merge_enqueue(m, s, ev, key);
     if (st != EL_OK)
         return st;
+    return merge_drain(m, 0);
+}
+
+el_status el_merge_note(el_merge *m, uint16_t cap, uint64_t ts)
+{
+    int idx = merge_slot_of(m, cap);
+    if (idx < 0)
+        return EL_ERR_NOMEM;
+    merge_stream *s = &m->streams[idx];
+    if (ts <= s->key)
+        return EL_OK;
+    s->key = ts;
+    if (ts > s->lower)
+        s->lower = ts;
     return merge_drain(m, 0);
 }
 

@@ -2,13 +2,9 @@
  *
  * Note [Two ways to merge]
  * ~~~~~~~~~~~~~~~~~~~~~~~~
- * A seekable file is merged exactly: one cursor per capability (and one for
- * the global buffer) walks the chain of blocks, skipping other capabilities'
- * blocks by their declared size, and feeds its own blocks to its own
- * decoder. Each cursor yields its events in time order, and the reader
- * releases the cursor head with the smallest timestamp (ties: file order).
- * Memory is one read buffer and one decoder per capability, whatever the
- * file size, and no event is ever copied.
+ * A seekable file is merged exactly, with one cursor per capability over
+ * an index of the file made by a first pass that reads it as a stream (see
+ * Note [Reading a file]).
  *
  * A pipe or socket can only be read once, so it goes through el_merge with a
  * bounded buffer (see Note [The merge bound] in merge.c).
@@ -40,6 +36,7 @@ typedef struct reader_ctx {
     const el_typetab *types;
     el_error *err;
     int failed;
+    int counted; /* the file path counts events in its index pass */
     uint64_t events;
     uint64_t last_ts;
 } reader_ctx;
@@ -52,15 +49,37 @@ static void reader_set_error(el_error *err, el_status st, uint64_t off,
     snprintf(err->msg, sizeof(err->msg), "%s", msg);
 }
 
-/* Merge/cursor output: decode the payload and hand it to the sink. */
-static int reader_deliver(void *p, el_event *ev)
+static void reader_count(reader_ctx *rc, const el_event *ev)
 {
-    reader_ctx *rc = p;
     rc->events++;
     if (ev->ts > rc->last_ts)
         rc->last_ts = ev->ts;
     if (rc->counts)
         rc->counts[ev->type]++;
+}
+
+/* Note [Payload errors in stream order]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * An event whose payload is too short for its type is found when it is
+ * decoded. If that happened only on delivery, a pipe (whose merge releases
+ * events late) and a file (read ahead by the index pass) would stop at
+ * different places and count different events. So the events a sink wants
+ * are decoded as soon as they are read, in stream order, and a bad payload
+ * stops the read there exactly like a framing error: the sink gets every
+ * event before it, then the error. Events the sink does not want are never
+ * decoded, so their payloads are never judged.
+ */
+static int reader_wants(const reader_ctx *rc, const el_event *ev)
+{
+    return !rc->wanted || rc->wanted[ev->type];
+}
+
+/* Merge/cursor output: decode the payload and hand it to the sink. */
+static int reader_deliver(void *p, el_event *ev)
+{
+    reader_ctx *rc = p;
+    if (!rc->counted)
+        reader_count(rc, ev);
     if (rc->wanted && !rc->wanted[ev->type])
         return 0;
     if (el_event_decode(ev, rc->err) != EL_OK) {
@@ -71,13 +90,17 @@ static int reader_deliver(void *p, el_event *ev)
 }
 
 /* Pass over the unwanted events at the front of `dec`'s input (see Note
- * [Skipping unwanted events] in decoder.c). If any, *last_ts and *last_offset
- * tell where the last one was. */
-static void reader_skip(reader_ctx *rc, el_decoder *dec, uint64_t *last_ts,
-                        uint64_t *last_offset)
+ * [Skipping unwanted events] in decoder.c), counting them, with the
+ * `wanted` table `skip`. Returns how many; *max_ts is raised to their
+ * largest timestamp. */
+static uint64_t reader_skip(reader_ctx *rc, el_decoder *dec,
+                            const uint8_t *skip, uint64_t *max_ts)
 {
-    rc->events += decoder_skip(dec, rc->wanted, rc->counts, &rc->last_ts,
-                               last_ts, last_offset);
+    uint64_t n = decoder_skip(dec, skip, rc->counts, max_ts);
+    rc->events += n;
+    if (*max_ts > rc->last_ts)
+        rc->last_ts = *max_ts;
+    return n;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -129,17 +152,36 @@ static el_status reader_run_stream(source *src, const el_reader_opts *opts,
                 break;
             res->bytes += (uint64_t)n;
             el_decoder_input(dec, buf, (size_t)n);
-            el_status st;
+            el_status st = EL_NEED_MORE;
             for (;;) {
                 /* Unwanted events are only counted: they need no place
-                 * in the merge. */
-                uint64_t lt, lo;
-                reader_skip(rc, dec, &lt, &lo);
+                 * in the merge, only their timestamps in its keys. */
+                uint64_t mx = 0;
+                if (reader_skip(rc, dec, rc->wanted, &mx) && merge) {
+                    el_status ms =
+                        el_merge_note(merge, decoder_stream(dec), mx);
+                    if (ms == EL_ERR_NOMEM) {
+                        reader_set_error(err, EL_ERR_NOMEM,
+                                         el_decoder_offset(dec),
+                                         "out of memory in the merge");
+                        ret = EL_ERR_NOMEM;
+                    }
+                    if (ms != EL_OK) {
+                        stopped = ret == EL_OK;
+                        break;
+                    }
+                }
                 st = el_decoder_next(dec, &ev);
                 if (st == EL_END)
                     continue;
                 if (st != EL_FRAME)
                     break;
+                if (reader_wants(rc, &ev) &&
+                    el_event_decode(&ev, err) != EL_OK) {
+                    ret = EL_ERR_FORMAT; /* Note [Payload errors in stream
+                                            order] */
+                    break;
+                }
                 int stop;
                 if (merge) {
                     el_status ms = el_merge_push(merge, &ev);
@@ -208,342 +250,433 @@ static el_status reader_run_stream(source *src, const el_reader_opts *opts,
     return ret;
 }
 
-/* ---------------------------------------------------------------------- */
-/* Files: exact merge with one cursor per capability.                      */
+/* Files: an index pass, then an exact merge.                              */
 
-enum walk_kind { WALK_EOF, WALK_END, WALK_BLOCK, WALK_EVENT, WALK_BAD };
+/* Note [Reading a file]
+ * ~~~~~~~~~~~~~~~~~~~~~
+ * A file is read twice, both times without copying an event:
+ *
+ * 1. The index pass reads it front to back with one decoder, exactly as a
+ *    pipe is read, so it finds the same errors, at the same offsets, with
+ *    the same messages, and the same end (end-of-data marker, trailing
+ *    bytes, truncation). It counts every event, and it records the
+ *    segments of the stream (each block, and each run of events outside
+ *    any block) with their capability, plus where every event the sink
+ *    wants is. The read stops at the first problem: the "stop offset".
+ * 2. The merge pass gives each capability a cursor over its own segments
+ *    and releases the cursor head with the smallest key (Note [Order within
+ *    a capability] in merge.c; ties: file order). A cursor jumps straight
+ *    to the wanted events the index pass recorded, so a sink that looks at
+ *    a few event types (`stats`, `hp`) reads almost nothing twice. When
+ *    the wanted events are too many to record within the index budget,
+ *    cursors read their segments whole instead and pass over the unwanted
+ *    events.
+ *
+ * The sink gets every event before the stop offset, in exact order, and
+ * then the index pass's verdict: so a file, a pipe and a socket carrying the
+ * same bytes give the same events, the same error and the same warnings.
+ * Memory is the segment list (one entry a block), the index (bounded by
+ * el_reader_opts.index_budget) and one decoder and buffer per capability.
+ */
 
-typedef struct walk_item {
-    enum walk_kind kind;
+#define SEG_NONE UINT32_MAX
+#define INDEX_DEFAULT_BUDGET ((size_t)16 << 20)
+#define FILE_CHUNK ((size_t)1 << 20)
+
+/* Not an error: the file path cannot serve this file (too many
+ * capabilities); read it as a stream instead. Nothing was delivered. */
+#define FILE_USE_STREAM 1
+
+typedef struct seg {
+    uint64_t start, end;           /* bytes [start, end) of the stream */
+    uint64_t block_end;            /* of the block (UINT64_MAX: never closed) */
+    uint32_t next;                 /* next segment of the same capability */
+    uint32_t pos_first, pos_count; /* the wanted events in it */
     uint16_t cap;
-    uint64_t len;
-} walk_item;
+    uint8_t in_block;
+} seg;
 
-typedef struct cursor {
-    uint16_t cap;
-    el_decoder *dec;
-    uint8_t *buf;
-    uint64_t walk;
-    uint64_t seg_pos, seg_end;
-    el_event head;
-    int has_head, done;
-    /* Where the last event this cursor consumed was (delivered or
-     * skipped), and an error found after it, reported in its place. */
-    uint64_t last_ts, last_offset;
-    el_status pending;
-    el_error pending_err;
-    int seg_clipped; /* the segment runs past the end of the file */
-} cursor;
+typedef struct epos {
+    uint64_t offset;
+    uint64_t key; /* the stream's merge key at this event */
+    uint32_t len;
+} epos;
 
-typedef struct file_run {
-    source *src;
-    const el_typetab *types;
-    uint64_t size;
-    int truncated;
-    uint64_t truncated_at;
-    int saw_end;
-    uint64_t end_pos;
-} file_run;
+typedef struct file_index {
+    seg *segs;
+    uint32_t nsegs, segs_cap;
+    epos *pos;
+    size_t npos, pos_cap, pos_max;
+    int dense; /* the wanted events did not fit: cursors read whole segments */
+    uint64_t stop; /* stop offset: nothing at or after it is delivered */
+    /* The verdict: el_decoder_finish's or the first error. */
+    el_status status;
+    el_error err;
+    int truncated, saw_end;
+    uint64_t truncated_at, end_pos, bytes;
+} file_index;
 
-/* Look at the item that starts at `pos` without decoding it. */
-static int file_walk_item(file_run *fr, uint64_t pos, walk_item *it)
+static int index_add_seg(file_index *ix, uint64_t start, uint16_t cap,
+                         int in_block, uint64_t block_end)
 {
-    uint8_t b[24];
-    uint16_t size;
-    it->cap = EL_CAP_NONE;
-    it->len = 0;
-    ssize_t n = source_pread(fr->src, b, 2, pos);
-    if (n < 0)
-        return -1;
-    if (n < 2) {
-        it->kind = WALK_EOF;
-        return 0;
+    if (ix->nsegs && ix->segs) {
+        seg *prev = &ix->segs[ix->nsegs - 1];
+        prev->end = start;
+        if (!in_block && !prev->in_block)
+            return 0; /* one run of events outside blocks */
     }
-    uint16_t type = bytes_get_u16(b);
-    if (type == 0xffff) {
-        it->kind = WALK_END;
-        return 0;
-    }
-    if (el_typetab_lookup(fr->types, type, &size) != 0) {
-        it->kind = WALK_BAD;
-        return 0;
-    }
-    if (type == EL_BLOCK_MARKER) {
-        if (size == EL_SIZE_VARIABLE || size < 14) {
-            it->kind = WALK_BAD;
-            return 0;
-        }
-        n = source_pread(fr->src, b, 24, pos);
-        if (n < 0)
+    if (!ix->segs || ix->nsegs == ix->segs_cap) {
+        uint32_t nc = ix->segs_cap ? ix->segs_cap * 2 : 256;
+        if (nc <= ix->segs_cap || nc >= SEG_NONE)
             return -1;
-        if (n < 24) {
-            it->kind = WALK_EOF;
-            return 0;
-        }
-        uint32_t bsize = bytes_get_u32(b + 10);
-        if (bsize == 0 || bsize < 10u + size) {
-            it->kind = WALK_BAD;
-            return 0;
-        }
-        it->kind = WALK_BLOCK;
-        it->cap = bytes_get_u16(b + 22);
-        it->len = bsize;
-        return 0;
+        seg *ns = realloc(ix->segs, nc * sizeof(*ns));
+        if (!ns)
+            return -1;
+        ix->segs = ns;
+        ix->segs_cap = nc;
     }
-    size_t head = size == EL_SIZE_VARIABLE ? 12 : 10;
-    n = source_pread(fr->src, b, head, pos);
-    if (n < 0)
-        return -1;
-    if ((size_t)n < head) {
-        it->kind = WALK_EOF;
-        return 0;
-    }
-    it->kind = WALK_EVENT;
-    it->len = head + (size == EL_SIZE_VARIABLE ? bytes_get_u16(b + 10) : size);
+    seg *s = &ix->segs[ix->nsegs++];
+    memset(s, 0, sizeof(*s));
+    s->start = s->end = start;
+    s->cap = cap;
+    s->in_block = (uint8_t)in_block;
+    s->block_end = block_end;
+    s->next = SEG_NONE;
+    s->pos_first = (uint32_t)ix->npos;
     return 0;
 }
 
+static int index_add_pos(file_index *ix, uint64_t offset, uint32_t len,
+                         uint64_t key)
+{
+    if (ix->dense)
+        return 0;
+    if (ix->npos == ix->pos_cap) {
+        size_t nc = ix->pos_cap ? ix->pos_cap * 2 : 4096;
+        if (nc > ix->pos_max)
+            nc = ix->pos_max;
+        epos *np = nc > ix->pos_cap ? realloc(ix->pos, nc * sizeof(*np)) : NULL;
+        if (!np) { /* over the budget (or no memory): read segments whole */
+            free(ix->pos);
+            ix->pos = NULL;
+            ix->npos = ix->pos_cap = 0;
+            ix->dense = 1;
+            return 0;
+        }
+        ix->pos = np;
+        ix->pos_cap = nc;
+    }
+    ix->pos[ix->npos].offset = offset;
+    ix->pos[ix->npos].len = len;
+    ix->pos[ix->npos].key = key;
+    ix->npos++;
+    ix->segs[ix->nsegs - 1].pos_count++;
+    return 0;
+}
+
+/* Pass 1: see Note [Reading a file]. Returns EL_OK once the verdict is in
+ * ix (ix->status), or an error of its own (no memory, a read error) with
+ * *err filled. */
+static el_status file_index_pass(source *src, el_decoder *dec, reader_ctx *rc,
+                                 file_index *ix, el_error *err)
+{
+    uint8_t *buf = malloc(FILE_CHUNK);
+    /* Each stream's merge key so far: Note [Order within a capability]. */
+    uint64_t *keys = calloc(65536, sizeof(*keys));
+    el_status ret = EL_OK;
+    uint64_t pos = 0;
+    el_event ev;
+    int bad_payload = 0;
+    if (!buf || !keys) {
+        free(buf);
+        free(keys);
+        return EL_ERR_NOMEM;
+    }
+    ix->status = EL_OK;
+    for (;;) {
+        ssize_t n = source_pread(src, buf, FILE_CHUNK, pos);
+        if (n < 0) {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "read error: %s", strerror(errno));
+            reader_set_error(err, EL_ERR_IO, pos, msg);
+            ret = EL_ERR_IO;
+            break;
+        }
+        if (n == 0) {
+            el_status st = el_decoder_finish(dec);
+            ix->stop = el_decoder_offset(dec);
+            if (st == EL_ERR_TRUNCATED && el_decoder_header_done(dec)) {
+                ix->truncated = 1;
+                ix->truncated_at = el_decoder_error(dec)->offset;
+                ix->stop = ix->truncated_at;
+            } else if (st != EL_OK) {
+                ix->status = st;
+                ix->err = *el_decoder_error(dec);
+            }
+            break;
+        }
+        pos += (uint64_t)n;
+        el_decoder_input(dec, buf, (size_t)n);
+        el_status st;
+        for (;;) {
+            uint16_t stream = decoder_stream(dec);
+            reader_skip(rc, dec, rc->wanted, &keys[stream]);
+            st = el_decoder_next(dec, &ev);
+            if (st != EL_FRAME)
+                break;
+            if (reader_wants(rc, &ev) &&
+                el_event_decode(&ev, &ix->err) != EL_OK) {
+                /* Note [Payload errors in stream order] */
+                st = EL_ERR_FORMAT;
+                bad_payload = 1;
+                break;
+            }
+            reader_count(rc, &ev);
+            if (ev.ts > keys[ev.cap])
+                keys[ev.cap] = ev.ts;
+            uint64_t next = el_decoder_offset(dec);
+            seg *cur = ix->nsegs ? &ix->segs[ix->nsegs - 1] : NULL;
+            int add = 0;
+            if (ev.type == EL_BLOCK_MARKER) {
+                add = index_add_seg(
+                    ix, ev.offset, ev.u.block.cap, 1,
+                    ev.u.block.size ? ev.offset + ev.u.block.size : UINT64_MAX);
+            } else if (!cur || (cur->in_block && ev.offset >= cur->block_end)) {
+                add = index_add_seg(ix, ev.offset, EL_CAP_NONE, 0, 0);
+            }
+            if (add != 0) {
+                ret = EL_ERR_NOMEM;
+                break;
+            }
+            if (reader_wants(rc, &ev))
+                index_add_pos(ix, ev.offset, (uint32_t)(next - ev.offset),
+                              keys[ev.cap]);
+        }
+        if (ret != EL_OK)
+            break;
+        if (st == EL_END) {
+            ix->saw_end = 1;
+            ix->end_pos = ix->stop = el_decoder_offset(dec) - 2;
+            break;
+        }
+        if (st != EL_NEED_MORE) {
+            ix->status = st;
+            if (!bad_payload)
+                ix->err = *el_decoder_error(dec);
+            ix->stop = ix->err.offset;
+            break;
+        }
+    }
+    if (ix->saw_end) {
+        /* Everything after the marker is trailing data. */
+        uint64_t size = src->size > pos ? src->size : pos;
+        ix->bytes = size;
+    } else {
+        ix->bytes = pos;
+    }
+    if (ix->nsegs)
+        ix->segs[ix->nsegs - 1].end = ix->stop;
+    free(keys);
+    free(buf);
+    return ret;
+}
+
+typedef struct cursor {
+    uint16_t cap;
+    uint32_t seg;     /* current segment, or SEG_NONE when done */
+    size_t k;         /* next index entry of the segment (sparse) */
+    uint64_t seg_pos; /* next byte of the segment to read (dense) */
+    el_decoder *dec;
+    uint8_t *buf;
+    uint64_t win_start, win_end; /* bytes of the stream in buf */
+    el_event head;
+    uint64_t key; /* see Note [Order within a capability] in merge.c */
+    int has_head;
+} cursor;
+
 static int cursor_before(const cursor *a, const cursor *b)
 {
-    return a->head.ts < b->head.ts ||
-           (a->head.ts == b->head.ts && a->head.offset < b->head.offset);
+    return a->key < b->key ||
+           (a->key == b->key && a->head.offset < b->head.offset);
 }
 
-static void file_note_truncated(file_run *fr, uint64_t at)
+static el_status cursor_read(source *src, cursor *c, uint64_t at, size_t len,
+                             el_error *err)
 {
-    if (!fr->truncated || at < fr->truncated_at)
-        fr->truncated_at = at;
-    fr->truncated = 1;
+    ssize_t n = source_pread(src, c->buf, len, at);
+    if (n < 0 || (size_t)n < len) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "read error: %s",
+                 n < 0 ? strerror(errno) : "the file shrank while read");
+        reader_set_error(err, EL_ERR_IO, at, msg);
+        return EL_ERR_IO;
+    }
+    c->win_start = at;
+    c->win_end = at + len;
+    return EL_OK;
 }
 
-static el_status cursor_advance(file_run *fr, reader_ctx *rc, cursor *c,
-                                el_error *err)
+/* Position c->dec at `at` in segment s, as if it had read the segment
+ * from its start. */
+static void cursor_seek(cursor *c, const seg *s, uint64_t at)
 {
-    c->has_head = 0;
-    for (;;) {
-        if (c->done)
-            return EL_OK;
+    if (s->in_block && at != s->start)
+        decoder_seek_in_block(c->dec, at, s->cap, s->block_end);
+    else
+        el_decoder_seek(c->dec, at);
+}
+
+/* Sparse: the next recorded event of the cursor's segments. */
+static el_status cursor_next_sparse(source *src, const file_index *ix,
+                                    cursor *c, el_error *err)
+{
+    while (c->seg != SEG_NONE) {
+        const seg *s = &ix->segs[c->seg];
+        if (c->k >= (size_t)s->pos_first + s->pos_count) {
+            c->seg = s->next;
+            if (c->seg != SEG_NONE)
+                c->k = ix->segs[c->seg].pos_first;
+            continue;
+        }
+        const epos *p = &ix->pos[c->k++];
+        if (p->offset < c->win_start || p->offset + p->len > c->win_end) {
+            /* Read this event and the following ones of the segment that
+             * fit in one buffer. */
+            size_t last = c->k, end_k = (size_t)s->pos_first + s->pos_count;
+            while (last < end_k &&
+                   ix->pos[last].offset + ix->pos[last].len - p->offset <=
+                       READER_CHUNK)
+                last++;
+            const epos *q = &ix->pos[last - 1];
+            el_status st =
+                cursor_read(src, c, p->offset,
+                            (size_t)(q->offset + q->len - p->offset), err);
+            if (st != EL_OK)
+                return st;
+        }
+        cursor_seek(c, s, p->offset);
+        el_decoder_input(c->dec, c->buf + (p->offset - c->win_start), p->len);
+        if (el_decoder_next(c->dec, &c->head) != EL_FRAME) {
+            reader_set_error(err, EL_ERR_IO, p->offset,
+                             "the file changed while it was read");
+            return EL_ERR_IO;
+        }
+        c->has_head = 1;
+        c->key = p->key;
+        return EL_OK;
+    }
+    return EL_OK;
+}
+
+/* Dense: the next event of the cursor's segments, read whole. */
+static el_status cursor_next_dense(source *src, reader_ctx *rc,
+                                   const file_index *ix, cursor *c,
+                                   el_error *err)
+{
+    while (c->seg != SEG_NONE) {
+        const seg *s = &ix->segs[c->seg];
+        /* Skipped events count in the key, not again in the counts. */
         if (rc->wanted)
-            reader_skip(rc, c->dec, &c->last_ts, &c->last_offset);
+            decoder_skip(c->dec, rc->wanted, NULL, &c->key);
         el_status st = el_decoder_next(c->dec, &c->head);
         if (st == EL_FRAME) {
             c->has_head = 1;
             return EL_OK;
         }
-        if (st == EL_END) {
-            c->done = 1;
-            return EL_OK;
-        }
-        if (st != EL_NEED_MORE) {
-            *err = *el_decoder_error(c->dec);
-            return st;
-        }
-        if (c->seg_pos < c->seg_end) {
-            uint64_t want = c->seg_end - c->seg_pos;
-            if (want > READER_CHUNK)
-                want = READER_CHUNK;
-            ssize_t n = source_pread(fr->src, c->buf, (size_t)want, c->seg_pos);
-            if (n < 0) {
-                char msg[160];
-                snprintf(msg, sizeof(msg), "read error: %s", strerror(errno));
-                reader_set_error(err, EL_ERR_IO, c->seg_pos, msg);
-                return EL_ERR_IO;
-            }
-            if (n == 0) { /* the file ends inside this block */
-                el_decoder_finish(c->dec);
-                file_note_truncated(fr, el_decoder_error(c->dec)->offset);
-                c->done = 1;
-                return EL_OK;
-            }
-            el_decoder_input(c->dec, c->buf, (size_t)n);
-            c->seg_pos += (uint64_t)n;
-            continue;
-        }
-        if (c->seg_clipped) { /* the file ends inside this block */
-            el_decoder_finish(c->dec);
-            file_note_truncated(fr, el_decoder_error(c->dec)->offset);
-            c->done = 1;
-            return EL_OK;
-        }
-        if (el_decoder_pending(c->dec)) {
-            char msg[160];
-            uint64_t at = el_decoder_offset(c->dec) -
-                          el_decoder_pending(c->dec);
-            snprintf(msg, sizeof(msg),
-                     "corrupt data: event runs past the end of its block "
-                     "at offset %llu",
-                     (unsigned long long)c->seg_end);
-            reader_set_error(err, EL_ERR_FORMAT, at, msg);
-            return EL_ERR_FORMAT;
-        }
-        /* Find this cursor's next segment. */
-        for (;;) {
-            walk_item it;
-            if (file_walk_item(fr, c->walk, &it) != 0) {
-                char msg[160];
-                snprintf(msg, sizeof(msg), "read error: %s", strerror(errno));
-                reader_set_error(err, EL_ERR_IO, c->walk, msg);
-                return EL_ERR_IO;
-            }
-            if (it.kind == WALK_EOF) {
-                file_note_truncated(fr, c->walk);
-                c->done = 1;
-                return EL_OK;
-            }
-            if (it.kind == WALK_END) {
-                fr->saw_end = 1;
-                fr->end_pos = c->walk;
-                c->done = 1;
-                return EL_OK;
-            }
-            if (it.kind == WALK_BAD) {
-                reader_set_error(err, EL_ERR_FORMAT, c->walk,
-                                 "corrupt data: bad event or block marker");
-                return EL_ERR_FORMAT;
-            }
-            uint64_t at = c->walk;
-            c->walk += it.len;
-            if (it.cap == c->cap) {
-                c->seg_pos = at;
-                c->seg_end = c->walk < fr->size ? c->walk : fr->size;
-                c->seg_clipped = c->walk > fr->size;
-                el_decoder_seek(c->dec, at);
-                break;
-            }
-        }
-    }
-}
-
-/* Note [Errors after skipped events]
- * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * A cursor passes over unwanted events as far as it can, so it may reach a
- * corrupt event (or a read error) long before the merge has released the
- * other cursors' earlier events. Reporting it at once would give the sink
- * fewer events than reading every event in order does. So the error
- * becomes the cursor's head, placed in the order where the last event
- * before it was, and is reported when the merge gets there: the sink sees
- * exactly the events it would have seen without skipping.
- */
-static el_status cursor_next(file_run *fr, reader_ctx *rc, cursor *c)
-{
-    el_status st = cursor_advance(fr, rc, c, &c->pending_err);
-    if (st != EL_OK) {
-        c->pending = st;
-        c->has_head = 1;
-        c->head.ts = c->last_ts;
-        c->head.offset = c->last_offset;
-        c->done = 1;
-    } else if (c->has_head) {
-        c->last_ts = c->head.ts;
-        c->last_offset = c->head.offset;
-    }
-    return EL_OK;
-}
-
-/* Read the header with a decoder of its own; it keeps the type table. */
-static el_status file_read_header(source *src, el_decoder *hdr, uint8_t *buf,
-                                  el_error *err)
-{
-    uint64_t pos = 0;
-    el_event ev;
-    while (!el_decoder_header_done(hdr)) {
-        ssize_t n = source_pread(src, buf, 65536, pos);
-        if (n < 0) {
-            reader_set_error(err, EL_ERR_IO, pos, "read error");
+        if (st != EL_NEED_MORE) { /* the index pass read these bytes */
+            reader_set_error(err, EL_ERR_IO, el_decoder_offset(c->dec),
+                             "the file changed while it was read");
             return EL_ERR_IO;
         }
-        if (n == 0) {
-            el_status st = el_decoder_finish(hdr);
-            *err = *el_decoder_error(hdr);
-            return st == EL_OK ? EL_ERR_FORMAT : st;
+        if (c->seg_pos < s->end) {
+            uint64_t want = s->end - c->seg_pos;
+            if (want > READER_CHUNK)
+                want = READER_CHUNK;
+            st = cursor_read(src, c, c->seg_pos, (size_t)want, err);
+            if (st != EL_OK)
+                return st;
+            el_decoder_input(c->dec, c->buf, (size_t)want);
+            c->seg_pos += want;
+            continue;
         }
-        pos += (uint64_t)n;
-        el_decoder_input(hdr, buf, (size_t)n);
-        el_status st = el_decoder_next(hdr, &ev);
-        if (st < 0) {
-            *err = *el_decoder_error(hdr);
-            return st;
+        /* Segment done (a partial event at its end is one the stop offset
+         * cut). */
+        c->seg = s->next;
+        if (c->seg != SEG_NONE) {
+            c->seg_pos = ix->segs[c->seg].start;
+            el_decoder_seek(c->dec, c->seg_pos);
         }
     }
     return EL_OK;
 }
 
-/* Returns EL_OK, an error, or EL_ERR_USAGE to ask for the stream path (the
- * block chain is not walkable; the stream decoder reports why). */
-static el_status reader_run_file(source *src, reader_ctx *rc,
-                                 el_reader_result *res, el_error *err)
+static el_status cursor_next(source *src, reader_ctx *rc, const file_index *ix,
+                             cursor *c, el_error *err)
+{
+    c->has_head = 0;
+    if (!ix->dense)
+        return cursor_next_sparse(src, ix, c, err);
+    el_status st = cursor_next_dense(src, rc, ix, c, err);
+    if (c->has_head && c->head.ts > c->key)
+        c->key = c->head.ts;
+    return st;
+}
+
+/* Pass 2: deliver every event before the stop offset in exact order. */
+static el_status file_merge_pass(source *src, reader_ctx *rc,
+                                 const file_index *ix, el_error *err)
 {
     el_status ret = EL_OK;
-    file_run fr;
-    memset(&fr, 0, sizeof(fr));
-    fr.src = src;
-    fr.size = src->size;
     cursor *cur = NULL;
     unsigned ncur = 0;
-    uint8_t *seen = NULL;
-    uint8_t *hbuf = malloc(65536);
-    el_decoder *hdr = el_decoder_new(NULL);
-    if (!hbuf || !hdr) {
-        ret = EL_ERR_NOMEM;
-        goto out;
-    }
-    ret = file_read_header(src, hdr, hbuf, err);
-    if (ret != EL_OK)
-        goto out;
-    fr.types = rc->types = el_decoder_types(hdr);
-
-    /* Which streams are there? Walk the chain of blocks once. */
-    seen = calloc(65536, 1);
-    if (!seen) {
-        ret = EL_ERR_NOMEM;
-        goto out;
-    }
-    uint64_t pos = el_decoder_data_offset(hdr);
-    for (;;) {
-        walk_item it;
-        if (file_walk_item(&fr, pos, &it) != 0) {
-            reader_set_error(err, EL_ERR_IO, pos, "read error");
-            ret = EL_ERR_IO;
-            goto out;
-        }
-        if (it.kind == WALK_BAD) {
-            ret = EL_ERR_USAGE;
-            goto out;
-        }
-        if (it.kind == WALK_EOF || it.kind == WALK_END)
-            break;
-        if (!seen[it.cap]) {
-            if (ncur >= READER_MAX_CURSORS) {
-                ret = EL_ERR_USAGE;
-                goto out;
-            }
-            seen[it.cap] = 1;
+    /* One cursor a capability: link each segment to the next of its cap. */
+    uint32_t *last = malloc(65536 * sizeof(*last));
+    if (!last)
+        return EL_ERR_NOMEM;
+    for (unsigned i = 0; i < 65536; i++)
+        last[i] = SEG_NONE;
+    for (uint32_t i = 0; i < ix->nsegs; i++) {
+        seg *s = &ix->segs[i];
+        if (s->start >= s->end)
+            continue;
+        if (last[s->cap] == SEG_NONE)
             ncur++;
-        }
-        pos += it.len;
+        else
+            ix->segs[last[s->cap]].next = i;
+        last[s->cap] = i;
+    }
+    if (ncur > READER_MAX_CURSORS) {
+        free(last);
+        return FILE_USE_STREAM;
     }
     cur = calloc(ncur ? ncur : 1, sizeof(*cur));
     if (!cur) {
-        ret = EL_ERR_NOMEM;
-        goto out;
+        free(last);
+        return EL_ERR_NOMEM;
     }
+    /* Cursors in the order their capability first appears. */
     unsigned k = 0;
-    for (unsigned cap = 0; cap < 65536 && k < ncur; cap++) {
-        if (!seen[cap])
+    for (uint32_t i = 0; i < ix->nsegs && k < ncur; i++) {
+        seg *s = &ix->segs[i];
+        if (s->start >= s->end || last[s->cap] == SEG_NONE)
             continue;
+        last[s->cap] = SEG_NONE; /* taken */
         cursor *c = &cur[k++];
-        c->cap = (uint16_t)cap;
-        c->walk = el_decoder_data_offset(hdr);
-        c->dec = el_decoder_new(fr.types);
+        c->cap = s->cap;
+        c->seg = i;
+        c->k = s->pos_first;
+        c->seg_pos = s->start;
+        c->dec = el_decoder_new(rc->types);
         c->buf = malloc(READER_CHUNK);
         if (!c->dec || !c->buf) {
             ret = EL_ERR_NOMEM;
             goto out;
         }
+        el_decoder_seek(c->dec, s->start);
     }
-    for (unsigned i = 0; i < ncur; i++)
-        cursor_next(&fr, rc, &cur[i]);
-    for (;;) {
+    for (unsigned i = 0; i < ncur && ret == EL_OK; i++)
+        ret = cursor_next(src, rc, ix, &cur[i], err);
+    while (ret == EL_OK) {
         cursor *best = NULL;
         for (unsigned i = 0; i < ncur; i++) {
             cursor *c = &cur[i];
@@ -552,46 +685,89 @@ static el_status reader_run_file(source *src, reader_ctx *rc,
         }
         if (!best)
             break;
-        if (best->pending != EL_OK) {
-            *err = best->pending_err;
-            ret = best->pending;
-            goto out;
-        }
         if (reader_deliver(rc, &best->head)) {
-            if (rc->failed)
-                ret = EL_ERR_FORMAT;
-            goto out;
+            ret = rc->failed ? EL_ERR_FORMAT : EL_STOP;
+            break;
         }
-        cursor_next(&fr, rc, best);
-    }
-    if (ncur == 0) {
-        /* No events at all: the walk alone tells how the data ends. */
-        walk_item it;
-        uint64_t at = el_decoder_data_offset(hdr);
-        if (file_walk_item(&fr, at, &it) == 0 && it.kind == WALK_END) {
-            fr.saw_end = 1;
-            fr.end_pos = at;
-        } else {
-            file_note_truncated(&fr, at);
-        }
-    }
-    res->bytes = fr.size;
-    if (fr.saw_end) {
-        res->trailing = fr.size - (fr.end_pos + 2);
-        fr.truncated = 0;
-    } else if (fr.truncated) {
-        res->truncated = 1;
-        res->truncated_at = fr.truncated_at;
+        ret = cursor_next(src, rc, ix, best, err);
     }
 out:
-    for (unsigned i = 0; i < ncur && cur; i++) {
+    for (unsigned i = 0; i < ncur; i++) {
         el_decoder_free(cur[i].dec);
         free(cur[i].buf);
     }
     free(cur);
-    free(seen);
-    free(hbuf);
-    el_decoder_free(hdr);
+    free(last);
+    return ret;
+}
+
+/* Returns EL_OK, an error, or FILE_USE_STREAM (nothing delivered). */
+static int reader_run_file(source *src, const el_reader_opts *opts,
+                           reader_ctx *rc, el_reader_result *res, el_error *err)
+{
+    file_index ix;
+    memset(&ix, 0, sizeof(ix));
+    size_t budget =
+        opts->index_budget ? opts->index_budget : INDEX_DEFAULT_BUDGET;
+    ix.pos_max = budget / sizeof(epos);
+    if (ix.pos_max < 1)
+        ix.pos_max = 1;
+    el_decoder *dec = el_decoder_new(NULL);
+    if (!dec)
+        return EL_ERR_NOMEM;
+    rc->types = el_decoder_types(dec);
+    rc->counted = 1;
+    /* The index pass counts every event; keep its counts apart until the
+     * merge pass is sure to run. */
+    uint64_t *counts = rc->counts;
+    uint64_t *own_counts = NULL;
+    if (counts) {
+        own_counts = calloc(65536, sizeof(*own_counts));
+        if (!own_counts) {
+            el_decoder_free(dec);
+            return EL_ERR_NOMEM;
+        }
+        rc->counts = own_counts;
+    }
+    int ret = file_index_pass(src, dec, rc, &ix, err);
+    rc->counts = counts;
+    if (ret == EL_OK && !el_decoder_header_done(dec)) {
+        /* Nothing to deliver: the header is bad or incomplete. */
+        *err = ix.err;
+        ret = ix.status;
+        goto out;
+    }
+    if (ret == EL_OK)
+        ret = file_merge_pass(src, rc, &ix, err);
+    if (ret == FILE_USE_STREAM) {
+        rc->events = 0;
+        rc->last_ts = 0;
+        goto out;
+    }
+    if (counts)
+        for (unsigned t = 0; t < 65536; t++)
+            counts[t] += own_counts[t];
+    if (ret == EL_STOP)
+        ret = EL_OK; /* the sink asked to stop */
+    if (ret != EL_OK)
+        goto out;
+    res->bytes = ix.bytes;
+    if (ix.status != EL_OK) {
+        *err = ix.err;
+        ret = ix.status;
+    } else if (ix.saw_end) {
+        res->trailing = ix.bytes - (ix.end_pos + 2);
+    } else if (ix.truncated) {
+        res->truncated = 1;
+        res->truncated_at = ix.truncated_at;
+    }
+out:
+    free(own_counts);
+    free(ix.segs);
+    free(ix.pos);
+    /* The sink saw rc->types: the decoder that owns them goes last. */
+    el_decoder_free(dec);
+    rc->types = NULL;
     return ret;
 }
 
@@ -617,30 +793,25 @@ el_status el_reader_run(const char *spec, const el_reader_opts *opts,
     rc.wanted = opts->wanted;
     rc.counts = opts->counts;
     rc.err = err;
-    el_status st = EL_OK;
-    int use_stream = 1;
+    int st = FILE_USE_STREAM;
     if (src.seekable && !opts->unordered) {
-        use_stream = 0;
-        st = reader_run_file(&src, &rc, res, err);
-        if (st == EL_ERR_USAGE && rc.events == 0) {
-            /* The block chain is not walkable: read the file as a stream
-             * from the start, so that the decoder says what is wrong. */
+        st = reader_run_file(&src, opts, &rc, res, err);
+        if (st == FILE_USE_STREAM) {
             memset(res, 0, sizeof(*res));
             memset(err, 0, sizeof(*err));
+            rc.counted = 0;
             if (lseek(src.fd, src.base, SEEK_SET) < 0) {
                 reader_set_error(err, EL_ERR_IO, 0, "cannot seek");
                 st = EL_ERR_IO;
-            } else {
-                use_stream = 1;
             }
         }
     }
-    if (use_stream)
+    if (st == FILE_USE_STREAM)
         st = reader_run_stream(&src, opts, &rc, res, err);
     res->events = rc.events;
     res->last_ts = rc.last_ts;
     if (st == EL_ERR_NOMEM && err->msg[0] == 0)
         reader_set_error(err, EL_ERR_NOMEM, 0, "out of memory");
     source_close(&src);
-    return st;
+    return (el_status)st;
 }
