@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # testsuite/tools/predicates.sh: named predicates for the cases' prepare and
 # check lines, so a line says what it asserts and the how lives here. The
 # driver sources this file before each such line (bash -e -o pipefail, cwd
@@ -48,7 +49,7 @@ wait_at_most() { wait_until "$@" 3>/dev/null || true; }
 not_running() { ! kill -0 "$1" 2>/dev/null; }
 
 # thr_n2: -N2 in the threaded ways, nothing otherwise (for RTS flags)
-thr_n2() { [[ "$WAY" == *thr* ]] && echo -N2 || true; }
+thr_n2() { if [[ "$WAY" == *thr* ]]; then echo -N2; fi; }
 
 # at_most_ms_since MS START: at most MS milliseconds have passed since START (date +%s%N); prints how many
 at_most_ms_since() {
@@ -314,6 +315,7 @@ rtscope_options() { rtscope help "$1" | grep -oE -- '(^|[ ,[(])--[a-z][-a-z]*' |
 all_in_reference() {
     local fmt=$1 what=$2 x s missing=0
     while read -r x; do
+        # shellcheck disable=SC2059 # FORMAT is the caller's
         s=$(printf -- "$fmt" "$x")
         grep -F -- "$s" "$TESTSUITE/../docs/reference.md" > /dev/null ||
             { echo "$what $x is not in docs/reference.md"; missing=1; }
