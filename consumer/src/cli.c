@@ -93,6 +93,10 @@ int cli_read(const char *spec, const cli_input_opts *o, el_sink_fn sink,
                     (double)res->merge.max_late_ns / 1e9);
         return CLI_EXIT_OK;
     }
+    if (st == EL_ERR_USAGE) { /* a bad address */
+        fprintf(stderr, "rtscope: %s\n", err.msg);
+        return CLI_EXIT_USAGE;
+    }
     if (st == EL_ERR_IO && err.offset == 0)
         fprintf(stderr, "rtscope: %s: %s\n", spec, err.msg);
     else

@@ -200,8 +200,8 @@ static void export_marker_point(export_follow *fl)
 static uint16_t export_gc_last_event(const target *t)
 {
     uint16_t size;
-    if (t->dec && el_typetab_lookup(el_decoder_types(t->dec), EL_BLOCKS_SIZE,
-                                    &size) == 0)
+    const el_typetab *types = target_types(t);
+    if (types && el_typetab_lookup(types, EL_BLOCKS_SIZE, &size) == 0)
         return EL_BLOCKS_SIZE;
     return EL_HEAP_SIZE;
 }
@@ -444,32 +444,13 @@ static enum MHD_Result export_http(void *cls, struct MHD_Connection *c,
 static int export_listen_addr(const char *spec, struct sockaddr_storage *ss,
                               char *why, size_t why_len)
 {
-    char host[256] = "127.0.0.1";
-    const char *port = spec;
-    const char *colon = strrchr(spec, ':');
-    if (colon) {
-        size_t hl = (size_t)(colon - spec);
-        const char *h = spec;
-        if (hl >= 2 && h[0] == '[' && h[hl - 1] == ']') {
-            h++;
-            hl -= 2;
-        }
-        if (hl >= sizeof(host)) {
-            snprintf(why, why_len, "host too long in '%s'", spec);
-            return -1;
-        }
-        if (hl) {
-            memcpy(host, h, hl);
-            host[hl] = 0;
-        }
-        port = colon + 1;
-    }
-    char *end;
-    long pn = strtol(port, &end, 10);
-    if (!*port || *end || pn < 0 || pn > 65535) {
-        snprintf(why, why_len, "expected HOST:PORT, got '%s'", spec);
+    el_hostport hp;
+    el_error err;
+    if (el_hostport_parse(spec, "127.0.0.1", &hp, &err) != EL_OK) {
+        snprintf(why, why_len, "%s", err.msg);
         return -1;
     }
+    const char *host = hp.host, *port = hp.port;
     struct addrinfo hints, *res = NULL;
     memset(&hints, 0, sizeof(hints));
     hints.ai_socktype = SOCK_STREAM;

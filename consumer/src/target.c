@@ -33,8 +33,6 @@
 #include "target.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +43,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TARGET_BUF ((size_t)64 * 1024)
 #define TARGET_DEFAULT_MERGE ((size_t)2 << 20)
 
 int64_t target_now_ms(void)
@@ -77,7 +74,6 @@ target *target_new(const char *spec, const target_opts *opts, char *why,
         snprintf(why, why_len, "out of memory");
         return NULL;
     }
-    t->fd = -1;
     t->opts = *opts;
     if (!t->opts.merge_budget)
         t->opts.merge_budget = TARGET_DEFAULT_MERGE;
@@ -92,52 +88,48 @@ target *target_new(const char *spec, const target_opts *opts, char *why,
     t->backoff_ms = t->opts.backoff_min_ms;
     metrics_wanted(t->wanted);
     t->spec = strdup(spec);
-    t->buf = malloc(TARGET_BUF);
-    if (!t->spec || !t->buf) {
+    if (!t->spec) {
         snprintf(why, why_len, "out of memory");
         target_free(t);
         return NULL;
     }
-    if (strncmp(spec, "tcp:", 4) == 0) {
-        const char *hp = spec + 4;
-        const char *colon = strrchr(hp, ':');
-        if (colon && hp[0] == '[' && colon < strchr(hp, ']'))
-            colon = NULL; /* tcp:[::1] without a port */
-        size_t hl = colon ? (size_t)(colon - hp) : 0;
-        const char *port = colon ? colon + 1 : hp;
-        if (hl >= 2 && hp[0] == '[' && hp[hl - 1] == ']') {
-            hp++;
-            hl -= 2;
-        }
-        char *end;
-        long pn = strtol(port, &end, 10);
-        if (!*port || *end || pn <= 0 || pn > 65535 || (colon && hl == 0)) {
-            snprintf(why, why_len,
-                     "expected tcp:HOST:PORT or tcp:PORT, got '%s'", spec);
-            target_free(t);
-            return NULL;
-        }
-        t->host = colon ? strndup(hp, hl) : strdup("127.0.0.1");
-        t->port = strdup(port);
-        if (!t->host || !t->port) {
+    el_addr addr;
+    el_error aerr;
+    if (el_addr_parse(spec, &addr, &aerr) != EL_OK ||
+        addr.kind == EL_ADDR_STDIN) {
+        snprintf(why, why_len, "%s",
+                 addr.kind == EL_ADDR_STDIN && aerr.msg[0] == 0
+                     ? "standard input cannot be followed: give a program's "
+                       "eventlog socket (unix:PATH or tcp:[HOST:]PORT)"
+                     : aerr.msg);
+        target_free(t);
+        return NULL;
+    }
+    if (addr.kind == EL_ADDR_TCP) {
+        t->graph_spec = strdup(spec);
+        if (!t->graph_spec) {
             snprintf(why, why_len, "out of memory");
             target_free(t);
             return NULL;
         }
     } else {
-        const char *path = strncmp(spec, "unix:", 5) == 0 ? spec + 5 : spec;
+        /* A PATH that is not a socket yet is one to wait for: a target
+         * follows a program's socket, which appears when it starts. */
         struct sockaddr_un sa;
-        if (!*path || strlen(path) >= sizeof(sa.sun_path)) {
+        if (strlen(addr.path) >= sizeof(sa.sun_path)) {
             snprintf(why, why_len,
-                     "'%s' is not a socket path (empty, or longer than "
-                     "%zu bytes)",
-                     spec, sizeof(sa.sun_path) - 1);
+                     "'%s' is not a socket path (longer than %zu bytes)", spec,
+                     sizeof(sa.sun_path) - 1);
             target_free(t);
             return NULL;
         }
         t->is_unix = 1;
-        t->path = strdup(path);
-        if (!t->path) {
+        t->path = strdup(addr.path);
+        size_t n = strlen(addr.path) + 6;
+        t->graph_spec = malloc(n);
+        if (t->graph_spec)
+            snprintf(t->graph_spec, n, "unix:%s", addr.path);
+        if (!t->path || !t->graph_spec) {
             snprintf(why, why_len, "out of memory");
             target_free(t);
             return NULL;
@@ -149,13 +141,14 @@ target *target_new(const char *spec, const target_opts *opts, char *why,
 
 static void target_close(target *t)
 {
-    if (t->fd >= 0)
-        close(t->fd);
-    t->fd = -1;
-    el_decoder_free(t->dec);
-    t->dec = NULL;
-    el_merge_free(t->merge);
-    t->merge = NULL;
+    el_graph_free(t->graph);
+    t->graph = NULL;
+    t->graph_bytes = 0;
+}
+
+const el_typetab *target_types(const target *t)
+{
+    return t->graph ? el_graph_types(t->graph) : NULL;
 }
 
 void target_free(target *t)
@@ -165,10 +158,8 @@ void target_free(target *t)
     target_close(t);
     metrics_free(t->m);
     free(t->spec);
-    free(t->host);
-    free(t->port);
+    free(t->graph_spec);
     free(t->path);
-    free(t->buf);
     free(t);
 }
 
@@ -188,12 +179,18 @@ const char *target_state_name(const target *t)
 const char *target_command_name(enum target_command cmd)
 {
     switch (cmd) {
-    case TARGET_CMD_START_EVENTLOG: return "start eventlog";
-    case TARGET_CMD_STOP_EVENTLOG: return "stop eventlog";
-    case TARGET_CMD_START_HEAP_PROF: return "start heap profiling";
-    case TARGET_CMD_STOP_HEAP_PROF: return "stop heap profiling";
-    case TARGET_CMD_REQUEST_CENSUS: return "request heap census";
-    default: return "?";
+    case TARGET_CMD_START_EVENTLOG:
+        return "start eventlog";
+    case TARGET_CMD_STOP_EVENTLOG:
+        return "stop eventlog";
+    case TARGET_CMD_START_HEAP_PROF:
+        return "start heap profiling";
+    case TARGET_CMD_STOP_HEAP_PROF:
+        return "stop heap profiling";
+    case TARGET_CMD_REQUEST_CENSUS:
+        return "request heap census";
+    default:
+        return "?";
     }
 }
 
@@ -229,22 +226,33 @@ static void target_drop(target *t, int64_t now, int clean)
     target_retry_later(t, now, clean);
 }
 
-/* Merge output: decode and feed the model. */
-static int target_deliver(void *ctx, el_event *ev)
+static int target_begin_run(target *t, int64_t now);
+
+/* The model counts every event of the run, also those the pipeline passed
+ * over unread (the model does not want them): the stream's count is the
+ * run's. */
+static void target_sync_counts(target *t)
+{
+    if (!t->graph)
+        return;
+    const el_reader_result *r = el_graph_result(t->graph);
+    t->bytes += r->bytes - t->graph_bytes;
+    t->graph_bytes = r->bytes;
+    if (!t->m || t->ended)
+        return;
+    t->m->events = r->events;
+    if (r->last_ts > t->m->last_ts)
+        t->m->last_ts = r->last_ts;
+}
+
+/* The pipeline's sink: feed the model. */
+static int target_deliver(void *ctx, const el_event *ev,
+                          const el_typetab *types)
 {
     target *t = ctx;
-    if (!t->wanted[ev->type]) {
-        if (t->m) {
-            t->m->events++;
-            if (ev->ts > t->m->last_ts)
-                t->m->last_ts = ev->ts;
-        }
-        return 0;
-    }
-    if (el_event_decode(ev, &t->err) != EL_OK) {
-        t->failed = 1;
+    (void)types;
+    if ((!t->m || t->ended) && target_begin_run(t, target_now_ms()) != 0)
         return 1;
-    }
     unsigned changed = metrics_feed(t->m, ev);
     if (t->opts.on_event)
         t->opts.on_event(t->opts.ctx, t, ev, changed);
@@ -286,7 +294,8 @@ static void target_identify_peer(target *t)
     struct ucred cr;
     socklen_t len = sizeof(cr);
     if (!t->is_unix ||
-        getsockopt(t->fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 ||
+        getsockopt(el_graph_fd(t->graph), SOL_SOCKET, SO_PEERCRED, &cr, &len) !=
+            0 ||
         cr.pid <= 0)
         return;
     t->peer_pid = (uint32_t)cr.pid;
@@ -324,35 +333,30 @@ static void target_identify_peer(target *t)
         return;
     int64_t since_boot = (int64_t)boot.tv_sec * 1000000000 + boot.tv_nsec;
     int64_t started = (int64_t)(ticks * (1000000000ull / (unsigned long)hz));
-    t->peer_start_unix_ns =
-        (int64_t)real.tv_sec * 1000000000 + real.tv_nsec - (since_boot - started);
+    t->peer_start_unix_ns = (int64_t)real.tv_sec * 1000000000 + real.tv_nsec -
+                            (since_boot - started);
 #endif
 }
 
 static void target_connected(target *t, int64_t now)
 {
     target_identify_peer(t);
-    t->dec = el_decoder_new(NULL);
-    t->merge = el_merge_new(t->opts.merge_budget, target_deliver, t);
-    if (!t->dec || !t->merge) {
-        target_status(t, 1, "out of memory");
-        target_drop(t, now, 0);
-        return;
-    }
-    t->failed = 0;
     t->state = TARGET_STREAMING;
     t->connect_deadline_ms = now + t->opts.header_timeout_ms;
     target_status(t, 0, "connected, waiting for the eventlog header");
 }
 
-static void target_connect_failed(target *t, int64_t now, int e)
+static void target_connect_failed(target *t, int64_t now, const el_error *err)
 {
     struct stat st;
+    int e = err->sys_errno;
     t->failures++;
     if (t->is_unix && e == ECONNREFUSED && stat(t->path, &st) == 0 &&
         !S_ISSOCK(st.st_mode))
-        target_status(t, 1, "cannot connect: %s is not a socket (give the "
-                      "program's --eventlog-socket path)", t->path);
+        target_status(t, 1,
+                      "cannot connect: %s is not a socket (give the "
+                      "program's --eventlog-socket path)",
+                      t->path);
     else if (t->is_unix && (e == ENOENT || e == ECONNREFUSED))
         target_status(t, 1,
                       "cannot connect: %s (waiting for the program; is it "
@@ -361,61 +365,29 @@ static void target_connect_failed(target *t, int64_t now, int e)
     else if (t->is_unix && e == ENOTSOCK)
         target_status(t, 1, "cannot connect: %s is not a socket", t->path);
     else
-        target_status(t, 1, "cannot connect: %s", strerror(e));
+        target_status(t, 1, "%s", err->msg);
     target_close(t);
     target_retry_later(t, now, 0);
 }
 
 static void target_connect(target *t, int64_t now)
 {
-    int fd = -1, rc, e;
+    el_reader_opts o;
+    el_error err;
+    memset(&o, 0, sizeof(o));
+    o.merge_budget = t->opts.merge_budget;
+    o.wanted = t->wanted;
     t->connects++;
-    if (t->is_unix) {
-        struct sockaddr_un sa;
-        memset(&sa, 0, sizeof(sa));
-        sa.sun_family = AF_UNIX;
-        memcpy(sa.sun_path, t->path, strlen(t->path) + 1);
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (fd < 0) {
-            target_connect_failed(t, now, errno);
-            return;
-        }
-        rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
-    } else {
-        struct addrinfo hints, *res = NULL;
-        memset(&hints, 0, sizeof(hints));
-        hints.ai_family = AF_UNSPEC;
-        hints.ai_socktype = SOCK_STREAM;
-        hints.ai_flags = AI_NUMERICSERV;
-        int g = getaddrinfo(t->host, t->port, &hints, &res);
-        if (g != 0) {
-            t->failures++;
-            target_status(t, 1, "cannot resolve %s: %s", t->host,
-                          gai_strerror(g));
-            target_retry_later(t, now, 0);
-            return;
-        }
-        fd = socket(res->ai_family,
-                    res->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                    res->ai_protocol);
-        if (fd < 0) {
-            e = errno;
-            freeaddrinfo(res);
-            target_connect_failed(t, now, e);
-            return;
-        }
-        rc = connect(fd, res->ai_addr, res->ai_addrlen);
-        freeaddrinfo(res);
+    t->graph = el_graph_new(t->graph_spec, &o, target_deliver, t, &err);
+    if (!t->graph) {
+        target_connect_failed(t, now, &err);
+        return;
     }
-    e = errno;
-    t->fd = fd;
-    if (rc == 0) {
+    if (el_graph_connected(t->graph)) {
         target_connected(t, now);
-    } else if (e == EINPROGRESS || e == EAGAIN) {
+    } else {
         t->state = TARGET_CONNECTING;
         t->connect_deadline_ms = now + t->opts.header_timeout_ms;
-    } else {
-        target_connect_failed(t, now, e);
     }
 }
 
@@ -424,11 +396,10 @@ int target_pollfd(const target *t, struct pollfd *pfd)
     pfd->fd = -1;
     pfd->events = 0;
     pfd->revents = 0;
-    if (t->fd < 0)
+    if (!t->graph)
         return 0;
-    pfd->fd = t->fd;
-    pfd->events = t->state == TARGET_CONNECTING ? POLLOUT : POLLIN;
-    return 1;
+    pfd->fd = el_graph_pollfd(t->graph, &pfd->events);
+    return pfd->fd >= 0;
 }
 
 int target_timeout_ms(const target *t, int64_t now)
@@ -437,93 +408,27 @@ int target_timeout_ms(const target *t, int64_t now)
     if (t->state == TARGET_IDLE)
         at = t->retry_at_ms;
     else if (t->state == TARGET_CONNECTING ||
-             (t->dec && !el_decoder_header_done(t->dec)))
+             (t->graph && !el_graph_header_done(t->graph)))
         at = t->connect_deadline_ms;
     else
         return -1;
     return at <= now ? 0 : (int)(at - now);
 }
 
-/* The stream ended (read returned 0). */
-static void target_eof(target *t, int64_t now)
+/* The graph stopped with `st` (not EL_OK): say why, drop the connection. */
+static void target_graph_failed(target *t, el_status st, int64_t now)
 {
-    if (!el_decoder_header_done(t->dec)) {
-        if (el_decoder_offset(t->dec) == 0)
-            target_status(t, 1,
-                          "the connection closed before any data: not an "
-                          "eventlog socket, or the program is exiting");
-        else
-            target_status(t, 1,
-                          "the connection closed inside the eventlog header "
-                          "(offset %llu)",
-                          (unsigned long long)el_decoder_offset(t->dec));
+    const el_error *err = el_graph_error(t->graph);
+    if (st == EL_ERR_IO) {
+        target_status(t, 1, "%s", err->msg);
         t->failures++;
-        target_drop(t, now, 0);
+        target_drop(t, now, t->m && !t->ended);
         return;
     }
-    el_status st = el_decoder_finish(t->dec);
-    if (!t->failed)
-        el_merge_flush(t->merge);
-    if (t->failed) {
-        target_status(t, 1, "malformed eventlog: offset %llu: %s",
-                      (unsigned long long)t->err.offset, t->err.msg);
-        t->failures++;
-    } else if (st == EL_OK) {
-        target_status(t, 0, "program ended (run %llu complete)",
-                      (unsigned long long)t->runs);
-    } else if (st == EL_ERR_TRUNCATED) {
-        target_status(t, 0,
-                      "stream ended before the end of the eventlog (run "
-                      "%llu; the program may have been killed)",
-                      (unsigned long long)t->runs);
-    } else {
-        target_status(t, 1, "malformed eventlog: offset %llu: %s",
-                      (unsigned long long)el_decoder_error(t->dec)->offset,
-                      el_decoder_error(t->dec)->msg);
-        t->failures++;
-    }
-    /* a run that ends within a second is no reason to hurry back: a
-     * program in a crash loop is retried with backoff like a refusal */
-    target_drop(t, now, !t->failed && st != EL_ERR_FORMAT &&
-                            now - t->run_started_ms >= 1000);
-}
-
-/* Feed `n` bytes; returns -1 if the connection was dropped. */
-static int target_feed(target *t, size_t n, int64_t now)
-{
-    el_event ev;
-    el_status st;
-    el_decoder_input(t->dec, t->buf, n);
-    while ((st = el_decoder_next(t->dec, &ev)) == EL_FRAME || st == EL_END) {
-        if (st == EL_END)
-            continue;
-        if (!t->m || t->ended) {
-            if (target_begin_run(t, now) != 0) {
-                target_status(t, 1, "out of memory");
-                target_drop(t, now, 0);
-                return -1;
-            }
-        }
-        el_status ms = el_merge_push(t->merge, &ev);
-        if (ms != EL_OK || t->failed) {
-            if (t->failed)
-                target_status(t, 1,
-                              "malformed eventlog: offset %llu: %s; "
-                              "dropping the connection",
-                              (unsigned long long)t->err.offset, t->err.msg);
-            else
-                target_status(t, 1, "out of memory in the merge");
-            t->failures++;
-            target_drop(t, now, 0);
-            return -1;
-        }
-    }
-    if (st == EL_NEED_MORE)
-        return 0;
-    const el_error *err = el_decoder_error(t->dec);
-    if (!el_decoder_header_done(t->dec))
-        target_status(t, 1,
-                      "not an eventlog socket: offset %llu: %s",
+    if (st == EL_ERR_NOMEM)
+        target_status(t, 1, "out of memory in the merge");
+    else if (!el_graph_header_done(t->graph))
+        target_status(t, 1, "not an eventlog socket: offset %llu: %s",
                       (unsigned long long)err->offset, err->msg);
     else
         target_status(t, 1,
@@ -532,59 +437,97 @@ static int target_feed(target *t, size_t n, int64_t now)
                       (unsigned long long)err->offset, err->msg);
     t->failures++;
     target_drop(t, now, 0);
-    return -1;
+}
+
+/* The stream ended cleanly, truncated, or just after its header. */
+static void target_eof(target *t, int64_t now)
+{
+    if (!el_graph_header_done(t->graph)) {
+        if (el_graph_offset(t->graph) == 0)
+            target_status(t, 1,
+                          "the connection closed before any data: not an "
+                          "eventlog socket, or the program is exiting");
+        else
+            target_status(t, 1,
+                          "the connection closed inside the eventlog header "
+                          "(offset %llu)",
+                          (unsigned long long)el_graph_offset(t->graph));
+        t->failures++;
+        target_drop(t, now, 0);
+        return;
+    }
+    if (el_graph_result(t->graph)->truncated)
+        target_status(t, 0,
+                      "stream ended before the end of the eventlog (run "
+                      "%llu; the program may have been killed)",
+                      (unsigned long long)t->runs);
+    else
+        target_status(t, 0, "program ended (run %llu complete)",
+                      (unsigned long long)t->runs);
+    /* a run that ends within a second is no reason to hurry back: a
+     * program in a crash loop is retried with backoff like a refusal */
+    target_drop(t, now, now - t->run_started_ms >= 1000);
+}
+
+/* What a step of the graph left: a run begun, counts, the end. */
+static void target_after_step(target *t, el_status st, int64_t now)
+{
+    /* A run begins with its first event, wanted by the model or not. */
+    if ((!t->m || t->ended) && el_graph_result(t->graph)->events > 0 &&
+        (st == EL_AGAIN || st == EL_OK) && target_begin_run(t, now) != 0) {
+        target_status(t, 1, "out of memory");
+        t->failures++;
+        target_drop(t, now, 0);
+        return;
+    }
+    target_sync_counts(t);
+    if (st == EL_AGAIN)
+        return;
+    if (st == EL_OK)
+        target_eof(t, now);
+    else
+        target_graph_failed(t, st, now);
 }
 
 void target_step(target *t, short revents, int64_t now, size_t max_bytes)
 {
+    el_status st;
     switch (t->state) {
     case TARGET_IDLE:
         if (now >= t->retry_at_ms)
             target_connect(t, now);
         return;
-    case TARGET_CONNECTING: {
-        if (revents & (POLLOUT | POLLERR | POLLHUP)) {
-            int e = 0;
-            socklen_t len = sizeof(e);
-            if (getsockopt(t->fd, SOL_SOCKET, SO_ERROR, &e, &len) != 0)
-                e = errno;
-            if (e)
-                target_connect_failed(t, now, e);
-            else
-                target_connected(t, now);
-        } else if (now >= t->connect_deadline_ms) {
-            target_connect_failed(t, now, ETIMEDOUT);
+    case TARGET_CONNECTING:
+        if (!(revents & (POLLOUT | POLLERR | POLLHUP))) {
+            if (now >= t->connect_deadline_ms) {
+                el_error err;
+                memset(&err, 0, sizeof(err));
+                err.sys_errno = ETIMEDOUT;
+                snprintf(err.msg, sizeof(err.msg), "cannot connect: %s",
+                         strerror(ETIMEDOUT));
+                target_connect_failed(t, now, &err);
+            }
+            return;
         }
+        st = el_graph_step(t->graph, max_bytes);
+        if (!el_graph_connected(t->graph)) {
+            if (st != EL_AGAIN)
+                target_connect_failed(t, now, el_graph_error(t->graph));
+            return;
+        }
+        target_connected(t, now);
+        target_after_step(t, st, now);
         return;
-    }
     case TARGET_STREAMING:
         break;
     }
     if (revents & (POLLIN | POLLHUP | POLLERR)) {
-        size_t got = 0;
-        while (got < max_bytes) {
-            ssize_t n = read(t->fd, t->buf, TARGET_BUF);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-                break;
-            if (n < 0) {
-                target_status(t, 1, "read error: %s", strerror(errno));
-                t->failures++;
-                target_drop(t, now, t->m && !t->ended);
-                return;
-            }
-            if (n == 0) {
-                target_eof(t, now);
-                return;
-            }
-            t->bytes += (uint64_t)n;
-            got += (size_t)n;
-            if (target_feed(t, (size_t)n, now) != 0)
-                return;
-        }
+        st = el_graph_step(t->graph, max_bytes);
+        target_after_step(t, st, now);
+        if (!t->graph)
+            return;
     }
-    if (!el_decoder_header_done(t->dec) && now >= t->connect_deadline_ms) {
+    if (!el_graph_header_done(t->graph) && now >= t->connect_deadline_ms) {
         target_status(t, 1,
                       "no eventlog header within %d s: not an eventlog "
                       "socket?",
@@ -609,13 +552,14 @@ int target_send(target *t, enum target_command cmd)
     memcpy(msg + n, ns, sizeof(ns) - 1);
     n += sizeof(ns) - 1;
     msg[n++] = (uint8_t)cmd;
-    if (t->state != TARGET_STREAMING || t->fd < 0) {
+    int fd = t->graph ? el_graph_fd(t->graph) : -1;
+    if (t->state != TARGET_STREAMING || fd < 0) {
         target_status(t, 1, "%s: not connected", target_command_name(cmd));
         return -1;
     }
     ssize_t w;
     do
-        w = send(t->fd, msg, n, MSG_NOSIGNAL);
+        w = send(fd, msg, n, MSG_NOSIGNAL);
     while (w < 0 && errno == EINTR);
     if (w != (ssize_t)n) {
         target_status(t, 1, "%s: cannot send: %s", target_command_name(cmd),

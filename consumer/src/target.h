@@ -6,11 +6,14 @@
  *
  *     IDLE --connect--> CONNECTING --> STREAMING --end/error--> IDLE (backoff)
  *
- * Each connection is a run: its bytes go through the library's decoder and
- * bounded merge into a fresh metrics model (metrics.h). A run that ends
- * (program exit, kill, bad data) leaves its model readable as `ended`
- * until the next run replaces it. Errors are kept as one message per state
- * change, never fatal: one misbehaving target does not disturb the others.
+ * Each connection is a run: a graph of the eventlog library (el_graph: the
+ * non-blocking connect, decoder and bounded merge every reader of a stream
+ * uses) whose sink is a fresh metrics model (metrics.h). What is left here
+ * is following: back-off, restarts, the peer's identity, control commands. A
+ * run that ends (program exit, kill, bad data) leaves its model readable as
+ * `ended` until the next run replaces it. Errors are kept as one message per
+ * state change, never fatal: one misbehaving target does not disturb the
+ * others.
  */
 #ifndef RTSCOPE_TARGET_H
 #define RTSCOPE_TARGET_H
@@ -27,7 +30,8 @@ enum target_state {
     TARGET_STREAMING,  /* connected, reading */
 };
 
-/* Control commands of the eventlog-socket protocol (docs/eventlog-socket.md). */
+/* Control commands of the eventlog-socket protocol (docs/eventlog-socket.md).
+ */
 enum target_command {
     TARGET_CMD_START_EVENTLOG = 1,
     TARGET_CMD_STOP_EVENTLOG = 2,
@@ -45,11 +49,11 @@ typedef void (*target_event_fn)(void *ctx, target *t, const el_event *ev,
                                 unsigned changed);
 
 typedef struct target_opts {
-    size_t top_n;           /* bands per sample kept (0: default) */
-    size_t merge_budget;    /* bytes (0: 2 MiB) */
-    int backoff_min_ms;     /* first retry delay (0: 100) */
-    int backoff_max_ms;     /* retry delay bound (0: 2000) */
-    int header_timeout_ms;  /* no header after connecting (0: 10000) */
+    size_t top_n;          /* bands per sample kept (0: default) */
+    size_t merge_budget;   /* bytes (0: 2 MiB) */
+    int backoff_min_ms;    /* first retry delay (0: 100) */
+    int backoff_max_ms;    /* retry delay bound (0: 2000) */
+    int header_timeout_ms; /* no header after connecting (0: 10000) */
     target_event_fn on_event;
     void *ctx;
 } target_opts;
@@ -57,13 +61,12 @@ typedef struct target_opts {
 struct target {
     char *spec; /* as the user wrote it */
     enum target_state state;
-    int fd;
     /* runs */
-    metrics *m;       /* the current or last run's model, or NULL */
-    int ended;        /* m is of a run that has ended */
-    uint64_t runs;    /* connections that delivered a header */
+    metrics *m;    /* the current or last run's model, or NULL */
+    int ended;     /* m is of a run that has ended */
+    uint64_t runs; /* connections that delivered a header */
     uint64_t connects, failures;
-    uint64_t bytes;   /* bytes read, all runs */
+    uint64_t bytes; /* bytes read, all runs */
     int64_t run_started_ms, run_ended_ms;
     /* status for humans: what happened last, and whether it was printed */
     char status[256];
@@ -71,16 +74,14 @@ struct target {
     uint64_t status_seq; /* incremented when status changes */
     /* internals */
     int is_unix;
-    char *host, *port, *path;
+    char *path;
     int64_t retry_at_ms, connect_deadline_ms;
     int backoff_ms;
-    el_decoder *dec;
-    el_merge *merge;
-    uint8_t *buf;
+    el_graph *graph;      /* the connection's graph (NULL when idle) */
+    char *graph_spec;     /* the address the graph connects to */
+    uint64_t graph_bytes; /* of the current graph, counted in `bytes` */
     target_opts opts;
     uint8_t wanted[65536];
-    el_error err;
-    int failed;
     /* the peer of a Unix socket, from SO_PEERCRED and /proc (see Note
      * [Identity before the init events] in target.c) */
     uint32_t peer_pid;
@@ -88,8 +89,10 @@ struct target {
     int64_t peer_start_unix_ns; /* 0: unknown */
 };
 
-/* Parse a target spec: unix:PATH, tcp:HOST:PORT, tcp:PORT (127.0.0.1), or a
- * path. Returns NULL and writes a message to `why` on a bad spec. */
+/* Parse a target spec (an address, el_addr_parse: unix:PATH, tcp:HOST:PORT,
+ * tcp:PORT for 127.0.0.1, or a PATH, which is followed as a socket even
+ * while it is not one). Returns NULL and writes a message to `why` on a bad
+ * spec. */
 target *target_new(const char *spec, const target_opts *opts, char *why,
                    size_t why_len);
 void target_free(target *t);
@@ -110,6 +113,9 @@ void target_step(target *t, short revents, int64_t now, size_t max_bytes);
 /* Send a control command; returns 0, or -1 with the reason in the status. */
 int target_send(target *t, enum target_command cmd);
 const char *target_command_name(enum target_command cmd);
+
+/* The event types the current connection's header declares, or NULL. */
+const el_typetab *target_types(const target *t);
 
 /* "streaming", "connecting", "waiting", "ended" */
 const char *target_state_name(const target *t);

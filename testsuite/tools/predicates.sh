@@ -195,14 +195,16 @@ retainer_path_ends() {
 
 # --- sockets -----------------------------------------------------------------
 
-# listen_unix PATH SECS: a live listener (not the RTS) on Unix socket PATH for SECS s, a job of the line (%1 when first)
+# listen_unix PATH SECS: a live listener (not the RTS) on Unix socket PATH for SECS s, a job of the line (%1 when first); returns once PATH is there and listening
 listen_unix() {
-    python3 -c "import socket,sys,time; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1); time.sleep($2)" "$1" &
+    python3 -c "import os,socket,sys,time; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]+'.tmp'); s.listen(1); os.rename(sys.argv[1]+'.tmp',sys.argv[1]); time.sleep($2)" "$1" &
+    wait_until 20 test -S "$1"
 }
 
-# listen_tcp PORTFILE SECS: a listener on a free port of 127.0.0.1 for SECS s, its port in PORTFILE, a job of the line
+# listen_tcp PORTFILE SECS: a listener on a free port of 127.0.0.1 for SECS s, its port in PORTFILE, a job of the line; returns once it listens
 listen_tcp() {
     python3 -c "import socket,sys,time; s=socket.socket(); s.bind(('127.0.0.1',0)); s.listen(1); print(s.getsockname()[1], flush=True); time.sleep($2)" > "$1" &
+    wait_until 20 test -s "$1"
 }
 
 # occupy_port NAME: hold a free port of 127.0.0.1 (its number in NAME.port, once listening) until release_port NAME, 60 s at most

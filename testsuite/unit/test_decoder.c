@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1298,6 +1300,66 @@ START_TEST(test_merge_keeps_stream_order)
 }
 END_TEST
 
+/* One address grammar: every form, and the errors. */
+START_TEST(test_addr_grammar)
+{
+    el_addr a;
+    el_error e;
+    ck_assert_int_eq(el_addr_parse("-", &a, &e), EL_OK);
+    ck_assert_int_eq(a.kind, EL_ADDR_STDIN);
+    ck_assert_int_eq(el_addr_parse("unix:/tmp/x.sock", &a, &e), EL_OK);
+    ck_assert_int_eq(a.kind, EL_ADDR_UNIX);
+    ck_assert_str_eq(a.path, "/tmp/x.sock");
+    ck_assert_int_eq(el_addr_parse("/nonexistent/x.eventlog", &a, &e), EL_OK);
+    ck_assert_int_eq(a.kind, EL_ADDR_FILE);
+    ck_assert_int_eq(el_addr_parse("tcp:4242", &a, &e), EL_OK);
+    ck_assert_int_eq(a.kind, EL_ADDR_TCP);
+    ck_assert_str_eq(a.tcp.host, "127.0.0.1");
+    ck_assert_str_eq(a.tcp.port, "4242");
+    ck_assert_int_eq(el_addr_parse("tcp:example.org:80", &a, &e), EL_OK);
+    ck_assert_str_eq(a.tcp.host, "example.org");
+    ck_assert_str_eq(a.tcp.port, "80");
+    ck_assert_int_eq(el_addr_parse("tcp:[::1]:99", &a, &e), EL_OK);
+    ck_assert_str_eq(a.tcp.host, "::1");
+    static const char *bad[] = {"tcp:", "tcp:[::1]", "tcp:h:", "tcp:h:0",
+                                "tcp:h:65536", "tcp:h:x", "unix:", "tcp:-1"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ck_assert_int_eq(el_addr_parse(bad[i], &a, &e), EL_ERR_USAGE);
+        ck_assert(strstr(e.msg, bad[i]) != NULL);
+    }
+    char longp[200];
+    memset(longp, 'a', sizeof(longp) - 1);
+    longp[sizeof(longp) - 1] = 0;
+    memcpy(longp, "unix:", 5);
+    ck_assert_int_eq(el_addr_parse(longp, &a, &e), EL_ERR_USAGE);
+    /* a PATH that is a socket is a socket */
+    char dir[] = "/tmp/rtscope-addr-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char sock[64];
+    snprintf(sock, sizeof(sock), "%s/s", dir);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sun_family = AF_UNIX;
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    ck_assert_int_eq(el_addr_parse(sock, &a, &e), EL_OK);
+    ck_assert_int_eq(a.kind, EL_ADDR_UNIX);
+    close(fd);
+    unlink(sock);
+    rmdir(dir);
+    el_hostport hp;
+    ck_assert_int_eq(el_hostport_parse(":9100", "127.0.0.1", &hp, &e), EL_OK);
+    ck_assert_str_eq(hp.host, "127.0.0.1");
+    ck_assert_int_eq(el_hostport_parse("0", "127.0.0.1", &hp, &e), EL_OK);
+    ck_assert_str_eq(hp.port, "0");
+    ck_assert_int_eq(el_hostport_parse("[::]:9100", NULL, &hp, &e), EL_OK);
+    ck_assert_str_eq(hp.host, "::");
+    ck_assert_int_eq(el_hostport_parse("h:notaport", NULL, &hp, &e),
+                     EL_ERR_USAGE);
+}
+END_TEST
+
 /* Types from 256 up and many declared types: found, sized, described. */
 START_TEST(test_typetab_large_numbers)
 {
@@ -1364,6 +1426,7 @@ static Suite *decoder_suite(void)
     tcase_add_test(tr, test_reader_wanted_filter_exact);
     tcase_add_test(tr, test_reader_file_equals_pipe);
     tcase_add_test(tr, test_merge_keeps_stream_order);
+    tcase_add_test(tr, test_addr_grammar);
     tcase_add_test(tc, test_typetab_large_numbers);
     suite_add_tcase(s, tr);
     return s;

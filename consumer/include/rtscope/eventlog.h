@@ -144,6 +144,7 @@ typedef enum el_status {
     EL_ERR_IO = -4,
     EL_ERR_USAGE = -5, /* API misuse or bad argument */
     EL_STOP = -6,      /* a callback asked to stop */
+    EL_AGAIN = 4,      /* el_graph_step: no data yet; poll, then step */
 } el_status;
 
 /* An error: what went wrong and the byte offset in the stream where the
@@ -151,6 +152,7 @@ typedef enum el_status {
 typedef struct el_error {
     el_status status;
     uint64_t offset;
+    int sys_errno; /* the errno behind an EL_ERR_IO, or 0 */
     char msg[200];
 } el_error;
 
@@ -404,7 +406,45 @@ el_status el_merge_flush(el_merge *m);
 const el_merge_stats *el_merge_get_stats(const el_merge *m);
 
 /* ---------------------------------------------------------------------- */
+/* Addresses: the one grammar for where an eventlog comes from.            */
+
+typedef enum el_addr_kind {
+    EL_ADDR_STDIN, /* "-" */
+    EL_ADDR_FILE,  /* PATH that is not a socket */
+    EL_ADDR_UNIX,  /* "unix:PATH", or a PATH that is a socket */
+    EL_ADDR_TCP,   /* "tcp:HOST:PORT", "tcp:[V6]:PORT", "tcp:PORT" */
+} el_addr_kind;
+
+typedef struct el_hostport {
+    char host[256];
+    char port[8];
+} el_hostport;
+
+typedef struct el_addr {
+    el_addr_kind kind;
+    char path[4096];  /* EL_ADDR_FILE, EL_ADDR_UNIX */
+    el_hostport tcp;  /* EL_ADDR_TCP */
+} el_addr;
+
+/* Parse an address: "-", "unix:PATH", "tcp:[HOST:]PORT" (HOST defaults to
+ * 127.0.0.1; "[::1]" for IPv6), or a PATH, which is a Unix socket if it is
+ * one now and a file otherwise (a command that can only follow sockets
+ * takes a PATH that is not one yet as a socket to wait for). Returns EL_OK
+ * or EL_ERR_USAGE with a message in *err. */
+el_status el_addr_parse(const char *spec, el_addr *out, el_error *err);
+/* "[HOST:]PORT" (also "[V6]:PORT", ":PORT"), for listening addresses and
+ * tcp: addresses; HOST defaults to `default_host`. Port 0 is allowed. */
+el_status el_hostport_parse(const char *s, const char *default_host,
+                            el_hostport *out, el_error *err);
+const char *el_addr_kind_name(el_addr_kind kind);
+
+/* ---------------------------------------------------------------------- */
 /* Reader: source -> decoder -> merge -> sink.                             */
+
+/* Sink callback: receives decoded events in timestamp order. Return
+ * nonzero to stop. `types` is the header's event-type table. */
+typedef int (*el_sink_fn)(void *ctx, const el_event *ev,
+                          const el_typetab *types);
 
 typedef struct el_reader_opts {
     int reconnect;         /* sockets: reconnect when the stream ends */
@@ -434,12 +474,59 @@ typedef struct el_reader_result {
     el_merge_stats merge;
 } el_reader_result;
 
-/* Sink callback: receives decoded events in timestamp order. Return
- * nonzero to stop. `types` is the header's event-type table. */
-typedef int (*el_sink_fn)(void *ctx, const el_event *ev,
-                          const el_typetab *types);
 
-/* Read `spec` ("-", a path, "unix:PATH", "tcp:HOST:PORT") to the end.
+/* The push pipeline (decoder -> merge -> sink) for a caller that reads the
+ * bytes itself (a poll loop): el_reader_run reads pipes and sockets with it,
+ * so whoever reads a stream gets the same events, errors and warnings.
+ * `opts`: wanted, counts, merge_budget, unordered are used. */
+typedef struct el_stream el_stream;
+el_stream *el_stream_new(const el_reader_opts *opts, el_sink_fn sink,
+                         void *ctx);
+void el_stream_free(el_stream *s);
+/* Push the next bytes; the sink gets every event that can be released.
+ * Returns EL_OK (more, please), EL_STOP (the sink asked to stop) or an
+ * error (el_stream_error; every event before it was delivered). Once not
+ * EL_OK, it stays so. */
+el_status el_stream_feed(el_stream *s, const uint8_t *buf, size_t len);
+/* The input ended: deliver the rest. EL_OK (see el_stream_result for a
+ * truncation or trailing bytes) or an error. */
+el_status el_stream_finish(el_stream *s);
+const el_reader_result *el_stream_result(el_stream *s);
+const el_error *el_stream_error(const el_stream *s);
+const el_typetab *el_stream_types(const el_stream *s);
+int el_stream_header_done(const el_stream *s);
+/* Bytes of the stream taken so far. */
+uint64_t el_stream_offset(const el_stream *s);
+
+/* The graph: an address read in steps (Note [One graph for every source] in
+ * graph.c). Sockets connect without blocking; a step returns EL_AGAIN when
+ * a socket has nothing yet: poll el_graph_pollfd's descriptor, then step
+ * again. A file is read (exactly merged) in one step. */
+typedef struct el_graph el_graph;
+/* NULL with *err filled when the address is bad or cannot be opened (for
+ * a socket: a refusal seen at once; err->sys_errno says why). */
+el_graph *el_graph_new(const char *spec, const el_reader_opts *opts,
+                       el_sink_fn sink, void *ctx, el_error *err);
+void el_graph_free(el_graph *g);
+/* Read at most about `max_bytes` (0: no limit) and deliver. EL_AGAIN, EL_OK
+ * (the input ended: el_graph_result), EL_STOP (the sink asked), or an
+ * error (el_graph_error). */
+el_status el_graph_step(el_graph *g, size_t max_bytes);
+/* The descriptor to poll and for what (POLLOUT while connecting, else
+ * POLLIN); -1 when the graph is done. */
+int el_graph_pollfd(const el_graph *g, short *events);
+int el_graph_fd(const el_graph *g);
+int el_graph_connected(const el_graph *g);
+int el_graph_is_socket(const el_graph *g);
+const el_reader_result *el_graph_result(el_graph *g);
+const el_error *el_graph_error(const el_graph *g);
+int el_graph_header_done(const el_graph *g);
+/* The header's event types, once read (streams), else NULL. */
+const el_typetab *el_graph_types(const el_graph *g);
+/* Bytes of a stream taken so far. */
+uint64_t el_graph_offset(const el_graph *g);
+
+/* Read `spec` (an address: el_addr_parse) to the end.
  * Returns EL_OK (also for a truncated stream: see res->truncated), or an
  * error described in *err. */
 el_status el_reader_run(const char *spec, const el_reader_opts *opts,

@@ -1,4 +1,4 @@
-/* The reader: source -> decoder -> merge -> sink.
+/* The reader's file path: source -> index pass -> exact merge -> sink.
  *
  * Note [Two ways to merge]
  * ~~~~~~~~~~~~~~~~~~~~~~~~
@@ -14,6 +14,7 @@
 
 #include "bytes.h"
 #include "decoder_impl.h"
+#include "pipeline.h"
 #include "source.h"
 
 #include <errno.h>
@@ -25,230 +26,6 @@
 
 #define READER_CHUNK ((size_t)256 * 1024)
 #define READER_MAX_CURSORS 1024
-#define RECONNECT_TRIES 50
-#define RECONNECT_DELAY_MS 200
-
-typedef struct reader_ctx {
-    el_sink_fn sink;
-    void *ctx;
-    const uint8_t *wanted;
-    uint64_t *counts;
-    const el_typetab *types;
-    el_error *err;
-    int failed;
-    int counted; /* the file path counts events in its index pass */
-    uint64_t events;
-    uint64_t last_ts;
-} reader_ctx;
-
-static void reader_set_error(el_error *err, el_status st, uint64_t off,
-                             const char *msg)
-{
-    err->status = st;
-    err->offset = off;
-    snprintf(err->msg, sizeof(err->msg), "%s", msg);
-}
-
-static void reader_count(reader_ctx *rc, const el_event *ev)
-{
-    rc->events++;
-    if (ev->ts > rc->last_ts)
-        rc->last_ts = ev->ts;
-    if (rc->counts)
-        rc->counts[ev->type]++;
-}
-
-/* Note [Payload errors in stream order]
- * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * An event whose payload is too short for its type is found when it is
- * decoded. If that happened only on delivery, a pipe (whose merge releases
- * events late) and a file (read ahead by the index pass) would stop at
- * different places and count different events. So the events a sink wants
- * are decoded as soon as they are read, in stream order, and a bad payload
- * stops the read there exactly like a framing error: the sink gets every
- * event before it, then the error. Events the sink does not want are never
- * decoded, so their payloads are never judged.
- */
-static int reader_wants(const reader_ctx *rc, const el_event *ev)
-{
-    return !rc->wanted || rc->wanted[ev->type];
-}
-
-/* Merge/cursor output: decode the payload and hand it to the sink. */
-static int reader_deliver(void *p, el_event *ev)
-{
-    reader_ctx *rc = p;
-    if (!rc->counted)
-        reader_count(rc, ev);
-    if (rc->wanted && !rc->wanted[ev->type])
-        return 0;
-    if (el_event_decode(ev, rc->err) != EL_OK) {
-        rc->failed = 1;
-        return 1;
-    }
-    return rc->sink(rc->ctx, ev, rc->types);
-}
-
-/* Pass over the unwanted events at the front of `dec`'s input (see Note
- * [Skipping unwanted events] in decoder.c), counting them, with the
- * `wanted` table `skip`. Returns how many; *max_ts is raised to their
- * largest timestamp. */
-static uint64_t reader_skip(reader_ctx *rc, el_decoder *dec,
-                            const uint8_t *skip, uint64_t *max_ts)
-{
-    uint64_t n = decoder_skip(dec, skip, rc->counts, max_ts);
-    rc->events += n;
-    if (*max_ts > rc->last_ts)
-        rc->last_ts = *max_ts;
-    return n;
-}
-
-/* ---------------------------------------------------------------------- */
-/* Streams (pipes, sockets).                                               */
-
-static void reader_sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-static el_status reader_run_stream(source *src, const el_reader_opts *opts,
-                                   reader_ctx *rc, el_reader_result *res,
-                                   el_error *err)
-{
-    uint8_t *buf = malloc(READER_CHUNK);
-    el_merge *merge = NULL;
-    el_decoder *dec = NULL;
-    el_status ret = EL_OK;
-    int reconnects = 0;
-    if (!buf)
-        return EL_ERR_NOMEM;
-    if (!opts->unordered) {
-        merge = el_merge_new(opts->merge_budget, reader_deliver, rc);
-        if (!merge) {
-            free(buf);
-            return EL_ERR_NOMEM;
-        }
-    }
-    for (;;) {
-        el_event ev;
-        int stopped = 0;
-        dec = el_decoder_new(NULL);
-        if (!dec) {
-            ret = EL_ERR_NOMEM;
-            break;
-        }
-        rc->types = el_decoder_types(dec);
-        for (;;) {
-            ssize_t n = source_read(src, buf, READER_CHUNK);
-            if (n < 0) {
-                char msg[160];
-                snprintf(msg, sizeof(msg), "read error: %s", strerror(errno));
-                reader_set_error(err, EL_ERR_IO, el_decoder_offset(dec), msg);
-                ret = EL_ERR_IO;
-                break;
-            }
-            if (n == 0)
-                break;
-            res->bytes += (uint64_t)n;
-            el_decoder_input(dec, buf, (size_t)n);
-            el_status st = EL_NEED_MORE;
-            for (;;) {
-                /* Unwanted events are only counted: they need no place
-                 * in the merge, only their timestamps in its keys. */
-                uint64_t mx = 0;
-                if (reader_skip(rc, dec, rc->wanted, &mx) && merge) {
-                    el_status ms =
-                        el_merge_note(merge, decoder_stream(dec), mx);
-                    if (ms == EL_ERR_NOMEM) {
-                        reader_set_error(err, EL_ERR_NOMEM,
-                                         el_decoder_offset(dec),
-                                         "out of memory in the merge");
-                        ret = EL_ERR_NOMEM;
-                    }
-                    if (ms != EL_OK) {
-                        stopped = ret == EL_OK;
-                        break;
-                    }
-                }
-                st = el_decoder_next(dec, &ev);
-                if (st == EL_END)
-                    continue;
-                if (st != EL_FRAME)
-                    break;
-                if (reader_wants(rc, &ev) &&
-                    el_event_decode(&ev, err) != EL_OK) {
-                    ret = EL_ERR_FORMAT; /* Note [Payload errors in stream
-                                            order] */
-                    break;
-                }
-                int stop;
-                if (merge) {
-                    el_status ms = el_merge_push(merge, &ev);
-                    if (ms == EL_ERR_NOMEM) {
-                        reader_set_error(err, EL_ERR_NOMEM, ev.offset,
-                                         "out of memory in the merge");
-                        ret = EL_ERR_NOMEM;
-                    }
-                    stop = ms != EL_OK;
-                } else {
-                    stop = reader_deliver(rc, &ev);
-                }
-                if (stop) {
-                    stopped = 1;
-                    break;
-                }
-            }
-            if (stopped || ret != EL_OK)
-                break;
-            if (st != EL_NEED_MORE) {
-                *err = *el_decoder_error(dec);
-                ret = st;
-                break;
-            }
-        }
-        if (rc->failed)
-            ret = EL_ERR_FORMAT;
-        if (ret == EL_OK && !stopped) {
-            el_status st = el_decoder_finish(dec);
-            if (st == EL_ERR_TRUNCATED && el_decoder_header_done(dec)) {
-                res->truncated = 1;
-                res->truncated_at = el_decoder_error(dec)->offset;
-            } else if (st != EL_OK) {
-                *err = *el_decoder_error(dec);
-                ret = st;
-            }
-            res->trailing += el_decoder_trailing(dec);
-        }
-        /* Deliver what the merge holds while the type table is alive. */
-        if (merge && !rc->failed && !stopped) {
-            if (el_merge_flush(merge) != EL_OK && rc->failed)
-                ret = EL_ERR_FORMAT;
-        }
-        el_decoder_free(dec);
-        dec = NULL;
-        if (ret != EL_OK || stopped || !opts->reconnect ||
-            (src->kind != SOURCE_UNIX && src->kind != SOURCE_TCP))
-            break;
-        if (opts->reconnect_max && reconnects >= opts->reconnect_max)
-            break;
-        int ok = 0;
-        for (int i = 0; i < RECONNECT_TRIES && !ok; i++) {
-            el_error cerr;
-            reader_sleep_ms(RECONNECT_DELAY_MS);
-            ok = source_reconnect(src, &cerr) == 0;
-        }
-        if (!ok)
-            break;
-        reconnects++;
-        res->truncated = 0;
-    }
-    if (merge)
-        res->merge = *el_merge_get_stats(merge);
-    el_merge_free(merge);
-    free(buf);
-    return ret;
-}
 
 /* Files: an index pass, then an exact merge.                              */
 
@@ -282,10 +59,6 @@ static el_status reader_run_stream(source *src, const el_reader_opts *opts,
 #define SEG_NONE UINT32_MAX
 #define INDEX_DEFAULT_BUDGET ((size_t)16 << 20)
 #define FILE_CHUNK ((size_t)1 << 20)
-
-/* Not an error: the file path cannot serve this file (too many
- * capabilities); read it as a stream instead. Nothing was delivered. */
-#define FILE_USE_STREAM 1
 
 typedef struct seg {
     uint64_t start, end;           /* bytes [start, end) of the stream */
@@ -474,7 +247,7 @@ static el_status file_index_pass(source *src, el_decoder *dec, reader_ctx *rc,
     } else {
         ix->bytes = pos;
     }
-    if (ix->nsegs)
+    if (ix->nsegs && ix->segs)
         ix->segs[ix->nsegs - 1].end = ix->stop;
     free(keys);
     free(buf);
@@ -701,9 +474,9 @@ out:
     return ret;
 }
 
-/* Returns EL_OK, an error, or FILE_USE_STREAM (nothing delivered). */
-static int reader_run_file(source *src, const el_reader_opts *opts,
-                           reader_ctx *rc, el_reader_result *res, el_error *err)
+/* See pipeline.h. */
+int reader_run_file(source *src, const el_reader_opts *opts, reader_ctx *rc,
+                    el_reader_result *res, el_error *err)
 {
     file_index ix;
     memset(&ix, 0, sizeof(ix));
@@ -769,49 +542,4 @@ out:
     el_decoder_free(dec);
     rc->types = NULL;
     return ret;
-}
-
-el_status el_reader_run(const char *spec, const el_reader_opts *opts,
-                        el_sink_fn sink, void *ctx, el_reader_result *res,
-                        el_error *err)
-{
-    source src;
-    el_reader_opts defaults;
-    reader_ctx rc;
-    memset(res, 0, sizeof(*res));
-    memset(err, 0, sizeof(*err));
-    memset(&defaults, 0, sizeof(defaults));
-    if (!opts)
-        opts = &defaults;
-    if (source_open(&src, spec, err) != 0) {
-        source_close(&src);
-        return err->status;
-    }
-    memset(&rc, 0, sizeof(rc));
-    rc.sink = sink;
-    rc.ctx = ctx;
-    rc.wanted = opts->wanted;
-    rc.counts = opts->counts;
-    rc.err = err;
-    int st = FILE_USE_STREAM;
-    if (src.seekable && !opts->unordered) {
-        st = reader_run_file(&src, opts, &rc, res, err);
-        if (st == FILE_USE_STREAM) {
-            memset(res, 0, sizeof(*res));
-            memset(err, 0, sizeof(*err));
-            rc.counted = 0;
-            if (lseek(src.fd, src.base, SEEK_SET) < 0) {
-                reader_set_error(err, EL_ERR_IO, 0, "cannot seek");
-                st = EL_ERR_IO;
-            }
-        }
-    }
-    if (st == FILE_USE_STREAM)
-        st = reader_run_stream(&src, opts, &rc, res, err);
-    res->events = rc.events;
-    res->last_ts = rc.last_ts;
-    if (st == EL_ERR_NOMEM && err->msg[0] == 0)
-        reader_set_error(err, EL_ERR_NOMEM, 0, "out of memory");
-    source_close(&src);
-    return (el_status)st;
 }

@@ -1,4 +1,4 @@
-/* Byte sources: a path, "-" (standard input), "unix:PATH", "tcp:HOST:PORT".
+/* Byte sources for the addresses of el_addr_parse (addr.c).
  * A regular file (also on standard input) is marked seekable so the reader
  * can merge capabilities exactly with one cursor each. */
 #define _POSIX_C_SOURCE 200809L
@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,34 +16,54 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-static int source_fail(el_error *err, const char *fmt, const char *a,
-                       const char *b)
+static int source_fail_errno(el_error *err, int e, const char *fmt,
+                             const char *a, const char *b)
 {
     err->status = EL_ERR_IO;
     err->offset = 0;
+    err->sys_errno = e;
     snprintf(err->msg, sizeof(err->msg), fmt, a, b);
     return -1;
+}
+
+static int source_fail(el_error *err, const char *fmt, const char *a,
+                       const char *b)
+{
+    return source_fail_errno(err, 0, fmt, a, b);
+}
+
+/* Sockets are connected without blocking: a connect still in progress is
+ * finished by source_connected(). */
+static int source_connect_done(source *src, int fd, int rc, int e,
+                               el_error *err)
+{
+    if (rc == 0) {
+        src->fd = fd;
+        return 0;
+    }
+    if (e == EINPROGRESS || e == EAGAIN) {
+        src->fd = fd;
+        src->connecting = 1;
+        return 0;
+    }
+    close(fd);
+    return source_fail_errno(err, e, "cannot connect: %s%s", strerror(e), "");
 }
 
 static int source_connect_unix(source *src, el_error *err)
 {
     struct sockaddr_un sa;
     if (strlen(src->target) >= sizeof(sa.sun_path))
-        return source_fail(err, "socket path too long: %s%s", src->target,
-                           "");
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        return source_fail(err, "socket path too long: %s%s", src->target, "");
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
-        return source_fail(err, "socket: %s%s", strerror(errno), "");
+        return source_fail_errno(err, errno, "socket: %s%s", strerror(errno),
+                                 "");
     memset(&sa, 0, sizeof(sa));
     sa.sun_family = AF_UNIX;
     memcpy(sa.sun_path, src->target, strlen(src->target) + 1);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-        int e = errno;
-        close(fd);
-        return source_fail(err, "cannot connect: %s%s", strerror(e), "");
-    }
-    src->fd = fd;
-    return 0;
+    int rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+    return source_connect_done(src, fd, rc, errno, err);
 }
 
 static int source_connect_tcp(source *src, el_error *err)
@@ -51,77 +72,80 @@ static int source_connect_tcp(source *src, el_error *err)
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
-    int rc = getaddrinfo(src->target, src->port, &hints, &res);
-    if (rc != 0)
+    hints.ai_flags = AI_NUMERICSERV;
+    int g = getaddrinfo(src->target, src->port, &hints, &res);
+    if (g != 0)
         return source_fail(err, "cannot resolve %s: %s", src->target,
-                           gai_strerror(rc));
-    int fd = -1, e = 0;
-    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-        fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
-        if (fd < 0) {
-            e = errno;
-            continue;
-        }
-        if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-            break;
-        e = errno;
-        close(fd);
-        fd = -1;
+                           gai_strerror(g));
+    int fd =
+        socket(res->ai_family, res->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+               res->ai_protocol);
+    if (fd < 0) {
+        int e = errno;
+        freeaddrinfo(res);
+        return source_fail_errno(err, e, "socket: %s%s", strerror(e), "");
     }
+    int rc = connect(fd, res->ai_addr, res->ai_addrlen);
+    int e = errno;
     freeaddrinfo(res);
-    if (fd < 0)
-        return source_fail(err, "cannot connect: %s%s", strerror(e), "");
-    src->fd = fd;
-    return 0;
+    return source_connect_done(src, fd, rc, e, err);
 }
 
-int source_reconnect(source *src, el_error *err)
+int source_connected(source *src, el_error *err)
 {
-    if (src->fd >= 0)
+    if (!src->connecting)
+        return 1;
+    struct pollfd p = {src->fd, POLLOUT, 0};
+    if (poll(&p, 1, 0) == 0)
+        return 0;
+    int e = 0;
+    socklen_t len = sizeof(e);
+    if (getsockopt(src->fd, SOL_SOCKET, SO_ERROR, &e, &len) != 0)
+        e = errno;
+    if (e == EINPROGRESS || e == EALREADY)
+        return 0;
+    src->connecting = 0;
+    if (e) {
         close(src->fd);
-    src->fd = -1;
-    if (src->kind == SOURCE_UNIX)
-        return source_connect_unix(src, err);
-    if (src->kind == SOURCE_TCP)
-        return source_connect_tcp(src, err);
-    return source_fail(err, "cannot reconnect a file%s%s", "", "");
+        src->fd = -1;
+        return source_fail_errno(err, e, "cannot connect: %s%s", strerror(e),
+                                 "");
+    }
+    return 1;
 }
 
 int source_open(source *src, const char *spec, el_error *err)
 {
     memset(src, 0, sizeof(*src));
     src->fd = -1;
-    if (strcmp(spec, "-") == 0) {
+    el_addr addr;
+    if (el_addr_parse(spec, &addr, err) != EL_OK)
+        return -1;
+    switch (addr.kind) {
+    case EL_ADDR_STDIN:
         src->kind = SOURCE_STDIN;
         src->fd = 0;
-    } else if (strncmp(spec, "unix:", 5) == 0) {
+        break;
+    case EL_ADDR_UNIX:
         src->kind = SOURCE_UNIX;
-        src->target = strdup(spec + 5);
+        src->target = strdup(addr.path);
         if (!src->target)
             return source_fail(err, "out of memory%s%s", "", "");
         return source_connect_unix(src, err);
-    } else if (strncmp(spec, "tcp:", 4) == 0) {
+    case EL_ADDR_TCP:
         src->kind = SOURCE_TCP;
-        const char *hp = spec + 4;
-        const char *colon = strrchr(hp, ':');
-        if (!colon || colon == hp || !colon[1])
-            return source_fail(err, "expected tcp:HOST:PORT, got %s%s", spec,
-                               "");
-        size_t hl = (size_t)(colon - hp);
-        if (hp[0] == '[' && hl >= 2 && hp[hl - 1] == ']') {
-            hp++;
-            hl -= 2;
-        }
-        src->target = strndup(hp, hl);
-        src->port = strdup(colon + 1);
+        src->target = strdup(addr.tcp.host);
+        src->port = strdup(addr.tcp.port);
         if (!src->target || !src->port)
             return source_fail(err, "out of memory%s%s", "", "");
         return source_connect_tcp(src, err);
-    } else {
+    case EL_ADDR_FILE:
         src->kind = SOURCE_FILE;
-        src->fd = open(spec, O_RDONLY);
+        src->fd = open(addr.path, O_RDONLY);
         if (src->fd < 0)
-            return source_fail(err, "cannot open: %s%s", strerror(errno), "");
+            return source_fail_errno(err, errno, "cannot open: %s%s",
+                                     strerror(errno), "");
+        break;
     }
     struct stat st;
     if (fstat(src->fd, &st) == 0 && S_ISREG(st.st_mode)) {
