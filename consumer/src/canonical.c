@@ -206,12 +206,8 @@ int canonical_sink(void *ctx, const el_event *ev, const el_typetab *types)
             break;
         }
         fputs("ccs:", f);
-        for (unsigned i = 0; i < ev->u.sample_cc.depth; i++) {
-            const uint8_t *p = ev->u.sample_cc.stack + (size_t)4 * i;
-            uint32_t id = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-                          (uint32_t)p[2] << 8 | p[3];
-            fprintf(f, i ? ",%" PRIu32 : "%" PRIu32, id);
-        }
+        for (unsigned i = 0; i < el_ccs_depth(ev); i++)
+            fprintf(f, i ? ",%" PRIu32 : "%" PRIu32, el_ccs_id(ev, i));
         fclose(f);
         canon_add_value(c, buf, ev->u.sample_cc.residency);
         break;

@@ -8,9 +8,8 @@
  * info-table address; they are named from IPE events unless --by-address.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bands.h"
 #include "cli.h"
-#include "ipe.h"
-#include "strmap.h"
 
 #include <ctype.h>
 #include <getopt.h>
@@ -26,12 +25,12 @@ typedef struct hp_state {
     int by_address;
     int header_done;
     int in_sample;
-    uint32_t breakdown;
     double sample_time, last_time;
     char *job;
     char date[64];
-    ipe_table *ipe; /* -hi: info-table address -> provenance */
-    strmap *ccs;    /* cost-centre id -> label */
+    bands *bands; /* names bands: IPE entries, cost centres */
+    char *ccs_buf; /* a cost-centre stack's name */
+    size_t ccs_cap;
     double pending[HP_MAX_PENDING_MARKS];
     size_t npending;
     uint64_t samples;
@@ -81,20 +80,17 @@ static void hp_end_sample(hp_state *s)
 
 static void hp_put_label(hp_state *s, el_str label)
 {
-    uint64_t addr;
-    if (s->breakdown == EL_BREAKDOWN_INFO_TABLE && !s->by_address &&
-        ipe_parse_address(label, &addr) == 0) {
-        const ipe_entry *e = ipe_table_get(s->ipe, addr);
-        char *name = e ? ipe_band_name(e) : NULL;
-        if (name) {
-            hp_put_band(s->out, name, strlen(name));
-            free(name);
-            return;
-        }
-        if (e)
-            s->nomem = 1;
+    if (s->by_address) {
+        hp_put_band(s->out, label.ptr, label.len);
+        return;
     }
-    hp_put_band(s->out, label.ptr, label.len);
+    char *name = bands_label_name(s->bands, label);
+    if (!name) {
+        s->nomem = 1;
+        return;
+    }
+    hp_put_band(s->out, name, strlen(name));
+    free(name);
 }
 
 static int hp_sink(void *ctx, const el_event *ev, const el_typetab *types)
@@ -127,16 +123,9 @@ static int hp_sink(void *ctx, const el_event *ev, const el_typetab *types)
         }
         break;
     case EL_HEAP_PROF_BEGIN:
-        s->breakdown = ev->u.heap_prof_begin.breakdown;
-        break;
     case EL_IPE:
-        if (ipe_table_put(s->ipe, ev) != 0)
-            s->nomem = 1;
-        break;
     case EL_HEAP_PROF_COST_CENTRE:
-        if (strmap_put(s->ccs, ev->u.cost_centre.id,
-                       ev->u.cost_centre.label.ptr,
-                       ev->u.cost_centre.label.len))
+        if (bands_take(s->bands, ev) != 0)
             s->nomem = 1;
         break;
     case EL_HEAP_PROF_SAMPLE_BEGIN:
@@ -162,20 +151,12 @@ static int hp_sink(void *ctx, const el_event *ev, const el_typetab *types)
     case EL_HEAP_PROF_SAMPLE_COST_CENTRE:
         if (!s->in_sample)
             break;
-        for (unsigned i = 0; i < ev->u.sample_cc.depth; i++) {
-            const uint8_t *p = ev->u.sample_cc.stack + (size_t)4 * i;
-            uint32_t id = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-                          (uint32_t)p[2] << 8 | p[3];
-            const char *name = strmap_get(s->ccs, id);
-            if (i)
-                putc('/', s->out);
-            if (name)
-                hp_put_band(s->out, name, strlen(name));
-            else
-                fprintf(s->out, "cc%" PRIu32, id);
+        size_t len;
+        if (bands_ccs_name(s->bands, ev, &s->ccs_buf, &s->ccs_cap, &len) != 0) {
+            s->nomem = 1;
+            break;
         }
-        if (ev->u.sample_cc.depth == 0)
-            fputs("MAIN", s->out);
+        hp_put_band(s->out, s->ccs_buf, len);
         fprintf(s->out, "\t%" PRIu64 "\n", ev->u.sample_cc.residency);
         break;
     case EL_USER_MARKER:
@@ -238,16 +219,14 @@ static int hp_run(int argc, char **argv)
         return cli_usage_error(&cli_cmd_hp, "-o FILE.hp is required");
     if (optind != argc - 1)
         return cli_usage_error(&cli_cmd_hp, "expected one INPUT");
-    s.ipe = ipe_table_new();
-    s.ccs = strmap_new();
-    if (!s.ipe || !s.ccs) {
+    s.bands = bands_new();
+    if (!s.bands) {
         fprintf(stderr, "rtscope: out of memory\n");
         return CLI_EXIT_DATA;
     }
     s.out = cli_open_output(output);
     if (!s.out) {
-        ipe_table_free(s.ipe);
-        strmap_free(s.ccs);
+        bands_free(s.bands);
         return CLI_EXIT_USAGE;
     }
     /* The sink looks at these; the profile's end time is the last event's
@@ -289,8 +268,8 @@ static int hp_run(int argc, char **argv)
             s.last_time);
     if (cli_close_output(s.out, output) != 0 && rc == CLI_EXIT_OK)
         rc = CLI_EXIT_DATA;
-    ipe_table_free(s.ipe);
-    strmap_free(s.ccs);
+    bands_free(s.bands);
+    free(s.ccs_buf);
     free(s.job);
     return rc;
 }

@@ -67,15 +67,11 @@ static void show_vec(FILE *f, el_str v)
     fputc(']', f);
 }
 
-static void show_stack(FILE *f, const uint8_t *p, unsigned depth)
+static void show_stack(FILE *f, const el_event *ev)
 {
     fputc('[', f);
-    for (unsigned i = 0; i < depth; i++) {
-        const uint8_t *q = p + (size_t)4 * i;
-        uint32_t id = (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 |
-                      (uint32_t)q[2] << 8 | q[3];
-        fprintf(f, i ? ", %" PRIu32 : "%" PRIu32, id);
-    }
+    for (unsigned i = 0; i < el_ccs_depth(ev); i++)
+        fprintf(f, i ? ", %" PRIu32 : "%" PRIu32, el_ccs_id(ev, i));
     fputc(']', f);
 }
 
@@ -319,7 +315,7 @@ static void show_describe(FILE *f, const el_event *ev, const el_typetab *types)
         fprintf(f, "heap prof sample %u, residency %" PRIu64
                    ", cost centre stack ",
                 ev->u.sample_cc.profile_id, ev->u.sample_cc.residency);
-        show_stack(f, ev->u.sample_cc.stack, ev->u.sample_cc.depth);
+        show_stack(f, ev);
         break;
     case EL_HEAP_PROF_SAMPLE_STRING:
         fprintf(f, "heap prof sample %u, residency %" PRIu64 ", label ",
@@ -331,7 +327,7 @@ static void show_describe(FILE *f, const el_event *ev, const el_typetab *types)
         fprintf(f, "cap %" PRIu32 ": time prof sample, %" PRIu64
                    " ticks, cost centre stack ",
                 ev->u.prof_sample_cc.capset, ev->u.prof_sample_cc.ticks);
-        show_stack(f, ev->u.prof_sample_cc.stack, ev->u.prof_sample_cc.depth);
+        show_stack(f, ev);
         break;
     case EL_PROF_BEGIN:
         fprintf(f, "start time profile, tick interval %" PRIu64 " ns",

@@ -37,8 +37,8 @@ metrics *metrics_new(size_t top_n)
     metrics *m = calloc(1, sizeof(*m));
     if (!m)
         return NULL;
-    m->ipe = ipe_table_new();
-    if (!m->ipe) {
+    m->names = bands_new();
+    if (!m->names) {
         free(m);
         return NULL;
     }
@@ -69,7 +69,8 @@ void metrics_free(metrics *m)
     metrics_clear_pending(m);
     free(m->pending);
     metrics_clear_sample(&m->latest);
-    ipe_table_free(m->ipe);
+    bands_free(m->names);
+    free(m->ccs_buf);
     free(m->caps);
     free(m);
 }
@@ -86,6 +87,7 @@ void metrics_wanted(uint8_t wanted[65536])
         EL_HEAP_PROF_BEGIN,  EL_HEAP_PROF_SAMPLE_BEGIN,
         EL_HEAP_PROF_SAMPLE_STRING, EL_HEAP_PROF_SAMPLE_END,
         EL_HEAP_BIO_PROF_SAMPLE_BEGIN, EL_IPE,
+        EL_HEAP_PROF_COST_CENTRE, EL_HEAP_PROF_SAMPLE_COST_CENTRE,
         EL_USER_MARKER,      EL_USER_MSG,
     };
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
@@ -184,19 +186,12 @@ static char *metrics_strdup(const char *p, size_t len)
     return s;
 }
 
-/* The band name of a sample label: for -hi the IPE name of the address
- * (ipe_display_name, as hp and html name it), else the label itself. */
+/* The band name of a sample label: for -hi the IPE name of the address,
+ * else the label itself (bands.h: as hp and html name it). */
 static char *metrics_band_name(const metrics *m, const char *label)
 {
-    uint64_t addr;
     el_str l = {label, strlen(label)};
-    if (m->breakdown == EL_BREAKDOWN_INFO_TABLE &&
-        ipe_parse_address(l, &addr) == 0) {
-        const ipe_entry *e = ipe_table_get(m->ipe, addr);
-        if (e)
-            return ipe_band_name(e);
-    }
-    return metrics_strdup(label, strlen(label));
+    return bands_label_name(m->names, l);
 }
 
 static int metrics_band_cmp(const void *a, const void *b)
@@ -268,10 +263,10 @@ static void metrics_add_band(metrics *m, el_str label, uint64_t bytes)
 
 static void metrics_set_ipe(metrics *m, const el_event *ev)
 {
-    if (ipe_table_put(m->ipe, ev) != 0)
+    if (bands_take(m->names, ev) != 0)
         m->nomem = 1;
     else
-        m->ipe_count = ipe_table_count(m->ipe);
+        m->ipe_count = ipe_table_count(bands_ipe_table(m->names));
 }
 
 static void metrics_set_program(metrics *m, el_str vec)
@@ -396,6 +391,8 @@ unsigned metrics_feed(metrics *m, const el_event *ev)
         return METRICS_CHANGED_IDENTITY;
     }
     case EL_HEAP_PROF_BEGIN:
+        if (bands_take(m->names, ev) != 0)
+            m->nomem = 1;
         m->profiling = 1;
         m->breakdown = ev->u.heap_prof_begin.breakdown;
         m->interval_ns = ev->u.heap_prof_begin.interval_ns;
@@ -410,6 +407,22 @@ unsigned metrics_feed(metrics *m, const el_event *ev)
         if (m->in_sample)
             metrics_add_band(m, ev->u.sample_string.label,
                              ev->u.sample_string.residency);
+        return 0;
+    case EL_HEAP_PROF_COST_CENTRE:
+        if (bands_take(m->names, ev) != 0)
+            m->nomem = 1;
+        return 0;
+    case EL_HEAP_PROF_SAMPLE_COST_CENTRE:
+        if (m->in_sample) {
+            size_t len;
+            if (bands_ccs_name(m->names, ev, &m->ccs_buf, &m->ccs_cap,
+                               &len) != 0) {
+                m->nomem = 1;
+                return 0;
+            }
+            el_str l = {m->ccs_buf, len};
+            metrics_add_band(m, l, ev->u.sample_cc.residency);
+        }
         return 0;
     case EL_HEAP_PROF_SAMPLE_END:
         if (!m->in_sample)

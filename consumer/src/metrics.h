@@ -12,7 +12,7 @@
 #ifndef RTSCOPE_METRICS_H
 #define RTSCOPE_METRICS_H
 
-#include "ipe.h"
+#include "bands.h"
 #include "rtscope/eventlog.h"
 
 #include <stddef.h>
@@ -103,7 +103,9 @@ typedef struct metrics {
     uint64_t sample_ts;
     metrics_pending *pending;
     size_t npending, pending_cap;
-    ipe_table *ipe; /* -hi: provenance by info-table address */
+    bands *names; /* band names (bands.h), as hp and html name them */
+    char *ccs_buf; /* a cost-centre stack's name */
+    size_t ccs_cap;
     uint64_t ipe_count;
     size_t top_n;
     /* markers: ring of the last METRICS_MARKERS */

@@ -69,9 +69,8 @@ profile *profile_new(const profile_opts *opts)
         for (size_t i = 0; p->heap[s] && i < p->hnb; i++)
             p->heap[s][i] = NAN;
     }
-    p->ipe = ipe_table_new();
-    p->ccs = strmap_new();
-    if (!ok || !p->ipe || !p->ccs) {
+    p->names = bands_new();
+    if (!ok || !p->names) {
         profile_free(p);
         return NULL;
     }
@@ -104,8 +103,7 @@ void profile_free(profile *p)
     free(p->hp_job);
     free(p->hp_date);
     free(p->scratch);
-    ipe_table_free(p->ipe);
-    strmap_free(p->ccs);
+    bands_free(p->names);
     free(p);
 }
 
@@ -430,44 +428,6 @@ static char *profile_dup(el_str s)
     return c;
 }
 
-/* A cost-centre stack as hp names it: labels joined by '/'. */
-static int profile_ccs_label(profile *p, const el_event *ev, size_t *len)
-{
-    size_t n = 0;
-    for (unsigned i = 0; i < ev->u.sample_cc.depth || (i == 0 && n == 0); i++) {
-        char tmp[24];
-        const char *name;
-        if (ev->u.sample_cc.depth == 0) {
-            name = "MAIN";
-        } else {
-            const uint8_t *q = ev->u.sample_cc.stack + (size_t)4 * i;
-            uint32_t id = (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 |
-                          (uint32_t)q[2] << 8 | q[3];
-            name = strmap_get(p->ccs, id);
-            if (!name) {
-                snprintf(tmp, sizeof(tmp), "cc%u", (unsigned)id);
-                name = tmp;
-            }
-        }
-        size_t nl = strlen(name);
-        if (n + nl + 2 > p->scratch_cap) {
-            size_t nc = (n + nl + 2) * 2;
-            char *ns = realloc(p->scratch, nc);
-            if (!ns)
-                return -1;
-            p->scratch = ns;
-            p->scratch_cap = nc;
-        }
-        if (i)
-            p->scratch[n++] = '/';
-        memcpy(p->scratch + n, name, nl);
-        n += nl;
-        if (ev->u.sample_cc.depth == 0)
-            break;
-    }
-    *len = n;
-    return 0;
-}
 
 int profile_sink(void *ctx, const el_event *ev, const el_typetab *types)
 {
@@ -520,15 +480,12 @@ int profile_sink(void *ctx, const el_event *ev, const el_typetab *types)
     case EL_HEAP_PROF_BEGIN:
         p->breakdown = ev->u.heap_prof_begin.breakdown;
         p->interval_ns = ev->u.heap_prof_begin.interval_ns;
-        break;
-    case EL_HEAP_PROF_COST_CENTRE:
-        if (strmap_put(p->ccs, ev->u.cost_centre.id,
-                       ev->u.cost_centre.label.ptr,
-                       ev->u.cost_centre.label.len))
+        if (bands_take(p->names, ev) != 0)
             p->nomem = 1;
         break;
+    case EL_HEAP_PROF_COST_CENTRE:
     case EL_IPE:
-        if (ipe_table_put(p->ipe, ev) != 0)
+        if (bands_take(p->names, ev) != 0)
             p->nomem = 1;
         break;
     case EL_HEAP_PROF_SAMPLE_BEGIN:
@@ -545,7 +502,8 @@ int profile_sink(void *ctx, const el_event *ev, const el_typetab *types)
         break;
     case EL_HEAP_PROF_SAMPLE_COST_CENTRE: {
         size_t len;
-        if (profile_ccs_label(p, ev, &len) != 0)
+        if (bands_ccs_name(p->names, ev, &p->scratch, &p->scratch_cap,
+                           &len) != 0)
             p->nomem = 1;
         else
             profile_sample_value(p, p->scratch, len,
@@ -714,12 +672,9 @@ int profile_finish(profile *p)
         profile_band *b = &p->bands[i];
         profile_band_commit(p, b);
         profile_band_stats(p, b, mt, var_t);
-        uint64_t addr;
         el_str key = {b->key, b->key_len};
-        if (p->breakdown == EL_BREAKDOWN_INFO_TABLE &&
-            ipe_parse_address(key, &addr) == 0)
-            b->ipe = ipe_table_get(p->ipe, addr);
-        b->name = b->ipe ? ipe_band_name(b->ipe) : profile_dup(key);
+        b->ipe = bands_ipe(p->names, key);
+        b->name = bands_label_name(p->names, key);
         if (!b->name)
             p->nomem = 1;
     }

@@ -23,6 +23,7 @@
 #ifndef RTSCOPE_PROFILE_H
 #define RTSCOPE_PROFILE_H
 
+#include "bands.h"
 #include "ipe.h"
 #include "rtscope/eventlog.h"
 #include "strmap.h"
@@ -114,8 +115,7 @@ typedef struct profile {
     size_t ntraces, traces_cap;
     uint64_t traces_dropped; /* beyond the cap */
     /* naming */
-    ipe_table *ipe;
-    strmap *ccs;
+    bands *names; /* band names: IPE entries, cost centres (bands.h) */
     char *scratch; /* cost-centre stack labels */
     size_t scratch_cap;
     int nomem;

@@ -403,7 +403,7 @@ static void report_meta(report_out *o, const profile *p, const char *input)
     fprintf(f,
             ",\"events\":%llu,\"ipe_entries\":%zu,\"from_hp\":%s,"
             "\"traces_dropped\":%llu}",
-            (unsigned long long)p->events, ipe_table_count(p->ipe),
+            (unsigned long long)p->events, ipe_table_count(bands_ipe_table(p->names)),
             p->from_hp ? "true" : "false",
             (unsigned long long)p->traces_dropped);
 }

@@ -1001,9 +1001,10 @@ static void build_mixed_as(elbuild *b, int corrupt, int announce)
     eb_free(&p);
 }
 
-static el_status run_seen(const char *path, const uint8_t *wanted,
-                          int unordered, seen *out, el_reader_result *res,
-                          el_error *err)
+static el_status run_seen_budget(const char *path, const uint8_t *wanted,
+                                 int unordered, size_t index_budget,
+                                 seen *out, el_reader_result *res,
+                                 el_error *err)
 {
     el_reader_opts o;
     memset(&o, 0, sizeof(o));
@@ -1011,7 +1012,15 @@ static el_status run_seen(const char *path, const uint8_t *wanted,
     o.wanted = wanted;
     o.counts = out->counts;
     o.unordered = unordered;
+    o.index_budget = index_budget;
     return el_reader_run(path, &o, seen_sink, out, res, err);
+}
+
+static el_status run_seen(const char *path, const uint8_t *wanted,
+                          int unordered, seen *out, el_reader_result *res,
+                          el_error *err)
+{
+    return run_seen_budget(path, wanted, unordered, 0, out, res, err);
 }
 
 /* A filtered sink gets exactly the wanted subsequence of what an
@@ -1116,18 +1125,6 @@ static el_status run_seen_pipe(const elbuild *b, const uint8_t *wanted,
     return st;
 }
 
-static el_status run_seen_budget(const char *path, const uint8_t *wanted,
-                                 size_t index_budget, seen *out,
-                                 el_reader_result *res, el_error *err)
-{
-    el_reader_opts o;
-    memset(&o, 0, sizeof(o));
-    memset(out, 0, sizeof(*out));
-    o.wanted = wanted;
-    o.counts = out->counts;
-    o.index_budget = index_budget;
-    return el_reader_run(path, &o, seen_sink, out, res, err);
-}
 
 static int rec_by_offset(const void *x, const void *y)
 {
@@ -1229,8 +1226,8 @@ START_TEST(test_reader_file_equals_pipe)
             el_reader_result rf, rd, rp;
             el_error ef, ed, ep;
             char *path = write_temp(&v);
-            el_status sf = run_seen_budget(path, wt, 0, &f, &rf, &ef);
-            el_status sd = run_seen_budget(path, wt, 1, &d, &rd, &ed);
+            el_status sf = run_seen_budget(path, wt, 0, 0, &f, &rf, &ef);
+            el_status sd = run_seen_budget(path, wt, 0, 1, &d, &rd, &ed);
             el_status sp = run_seen_pipe(&v, wt, &pp, &rp, &ep);
             same_reading(sf, &f, &rf, &ef, sd, &d, &rd, &ed);
             same_reading(sf, &f, &rf, &ef, sp, &pp, &rp, &ep);

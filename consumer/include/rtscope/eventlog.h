@@ -260,7 +260,7 @@ typedef struct el_event {
             uint8_t profile_id;
             uint64_t residency;
             uint8_t depth;
-            const uint8_t *stack; /* depth big-endian Word32 ids */
+            const uint8_t *stack; /* read with el_ccs_id() */
         } sample_cc;                          /* 163 */
         struct {
             uint8_t profile_id;
@@ -271,7 +271,7 @@ typedef struct el_event {
             uint32_t capset;
             uint64_t ticks;
             uint8_t depth;
-            const uint8_t *stack;
+            const uint8_t *stack; /* read with el_ccs_id() */
         } prof_sample_cc;                     /* 167 */
         struct { uint64_t tick_interval; } prof_begin; /* 168 */
         struct {
@@ -374,6 +374,13 @@ el_status el_decoder_feed(el_decoder *dec, const uint8_t *buf, size_t len,
 /* Fill ev->u from ev->payload. Returns EL_OK, or EL_ERR_FORMAT with a
  * message in *err when the payload is too short for the type's layout. */
 el_status el_event_decode(el_event *ev, el_error *err);
+
+/* Cost-centre stacks of a decoded EL_HEAP_PROF_SAMPLE_COST_CENTRE or
+ * EL_PROF_SAMPLE_COST_CENTRE event, as ids (the ids of
+ * EL_HEAP_PROF_COST_CENTRE events): how deep, and the i-th (0 is the
+ * innermost, as the RTS writes them). 0 for other events. */
+unsigned el_ccs_depth(const el_event *ev);
+uint32_t el_ccs_id(const el_event *ev, unsigned i);
 
 /* ---------------------------------------------------------------------- */
 /* Bounded merge of per-capability streams (for pipes and sockets).       */

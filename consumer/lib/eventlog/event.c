@@ -460,3 +460,22 @@ const char *el_type_name(uint16_t num)
     default: return NULL;
     }
 }
+
+unsigned el_ccs_depth(const el_event *ev)
+{
+    if (ev->type == EL_HEAP_PROF_SAMPLE_COST_CENTRE)
+        return ev->u.sample_cc.depth;
+    if (ev->type == EL_PROF_SAMPLE_COST_CENTRE)
+        return ev->u.prof_sample_cc.depth;
+    return 0;
+}
+
+uint32_t el_ccs_id(const el_event *ev, unsigned i)
+{
+    const uint8_t *stack = ev->type == EL_HEAP_PROF_SAMPLE_COST_CENTRE
+                               ? ev->u.sample_cc.stack
+                               : ev->u.prof_sample_cc.stack;
+    if (i >= el_ccs_depth(ev))
+        return 0;
+    return bytes_get_u32(stack + (size_t)4 * i);
+}

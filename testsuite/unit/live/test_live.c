@@ -238,6 +238,46 @@ START_TEST(sample_top_n_other_and_ipe_names)
 }
 END_TEST
 
+/* Cost-centre profiles (-hc, -hy in a profiled program) get bands in live
+ * and export too, named as hp and html name them (bands.h): labels joined
+ * by '/', innermost first, MAIN for the empty stack, ccN when never
+ * described. */
+START_TEST(cost_centre_bands)
+{
+    metrics *m = metrics_new(3);
+    el_event ev = ev_of(EL_HEAP_PROF_BEGIN, EL_CAP_NONE, 1);
+    ev.u.heap_prof_begin.breakdown = EL_BREAKDOWN_COST_CENTRE;
+    metrics_feed(m, &ev);
+    const char *names[] = {"go", "main"};
+    for (uint32_t id = 1; id <= 2; id++) {
+        ev = ev_of(EL_HEAP_PROF_COST_CENTRE, EL_CAP_NONE, 2);
+        ev.u.cost_centre.id = id;
+        ev.u.cost_centre.label = str_of(names[id - 1]);
+        metrics_feed(m, &ev);
+    }
+    ev = ev_of(EL_HEAP_PROF_SAMPLE_BEGIN, EL_CAP_NONE, 10);
+    metrics_feed(m, &ev);
+    static const uint8_t stack[] = {0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 9};
+    const uint8_t depths[] = {2, 0, 3};
+    const uint64_t bytes[] = {300, 200, 100};
+    for (int i = 0; i < 3; i++) {
+        ev = ev_of(EL_HEAP_PROF_SAMPLE_COST_CENTRE, EL_CAP_NONE, 10);
+        ev.u.sample_cc.depth = depths[i];
+        ev.u.sample_cc.stack = stack;
+        ev.u.sample_cc.residency = bytes[i];
+        metrics_feed(m, &ev);
+    }
+    ev = ev_of(EL_HEAP_PROF_SAMPLE_END, EL_CAP_NONE, 10);
+    ck_assert_uint_eq(metrics_feed(m, &ev), METRICS_CHANGED_SAMPLE);
+    ck_assert_uint_eq(m->latest.ntop, 3);
+    ck_assert_str_eq(m->latest.top[0].name, "go/main");
+    ck_assert_str_eq(m->latest.top[1].name, "MAIN");
+    ck_assert_str_eq(m->latest.top[2].name, "go/main/cc9");
+    ck_assert_uint_eq(m->latest.total, 600);
+    metrics_free(m);
+}
+END_TEST
+
 START_TEST(prometheus_exposition)
 {
     metrics *m = metrics_new(1);
@@ -384,6 +424,7 @@ int main(void)
     tcase_add_test(tc, prometheus_exposition);
     tcase_add_test(tc, wall_clock_offset_and_corrupt_times);
     tcase_add_test(tc, influx_escaping);
+    tcase_add_test(tc, cost_centre_bands);
     tcase_add_test(tc, influx_full_queue_keeps_newest);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
