@@ -16,8 +16,12 @@
 typedef struct cli_command {
     const char *name;
     const char *summary;
-    const char *usage; /* full help text */
+    const char *usage; /* full help text, or NULL: print_usage */
     int (*run)(int argc, char **argv);
+    void (*print_usage)(FILE *f); /* when the help text is made */
+    /* A command with subcommands of its own (debug): `rtscope help CMD SUB`
+     * and `rtscope CMD SUB --help`; NULL: none. */
+    int (*help_sub)(const char *sub);
 } cli_command;
 
 extern const cli_command cli_cmd_show;

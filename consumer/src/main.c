@@ -29,8 +29,9 @@ static void main_print_overview(FILE *f)
             "usage: rtscope <command> [options] INPUT\n"
             "\n"
             "INPUT is an eventlog file, '-' for standard input, "
-            "unix:PATH or tcp:HOST:PORT\n"
-            "for a live eventlog socket.\n\ncommands:\n");
+            "unix:PATH or tcp:[HOST:]PORT\n"
+            "for a live eventlog socket (a PATH that is a socket is read as "
+            "one).\n\ncommands:\n");
     for (size_t i = 0; i < MAIN_NCOMMANDS; i++)
         fprintf(f, "  %-8s %s\n", main_commands[i]->name,
                 main_commands[i]->summary);
@@ -39,6 +40,14 @@ static void main_print_overview(FILE *f)
                "exit status: 0 ok, 1 bad or unreadable data, 2 usage\n"
                "See 'rtscope help <command>', docs/guide.md (a walk-through) "
                "and\ndocs/reference.md (every command and option).\n");
+}
+
+static void main_print_usage(const cli_command *cmd, FILE *f)
+{
+    if (cmd->usage)
+        fputs(cmd->usage, f);
+    else
+        cmd->print_usage(f);
 }
 
 static const cli_command *main_find(const char *name)
@@ -71,7 +80,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "rtscope: no such command: %s\n", argv[2]);
             return CLI_EXIT_USAGE;
         }
-        fputs(cmd->usage, stdout);
+        if (argc >= 4 && cmd->help_sub)
+            return cmd->help_sub(argv[3]);
+        main_print_usage(cmd, stdout);
         return CLI_EXIT_OK;
     }
     const cli_command *cmd = main_find(name);
@@ -80,9 +91,9 @@ int main(int argc, char **argv)
                 name);
         return CLI_EXIT_USAGE;
     }
-    for (int i = 2; i < argc; i++) {
+    for (int i = 2; i < argc && !(cmd->help_sub && i > 2); i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(cmd->usage, stdout);
+            main_print_usage(cmd, stdout);
             return CLI_EXIT_OK;
         }
         if (strcmp(argv[i], "--") == 0)

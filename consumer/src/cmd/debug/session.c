@@ -1,6 +1,6 @@
-/* debug_session: open, pause, walk, release. See debug_session.h. */
+/* debug_session: open, pause, walk, release. See session.h. */
 #define _GNU_SOURCE
-#include "debug_session.h"
+#include "session.h"
 
 #include "cli.h"
 

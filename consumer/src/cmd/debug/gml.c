@@ -11,8 +11,8 @@
  * Integers above 2^31-1 (GML's integer range) are written as reals. */
 #define _GNU_SOURCE
 #include "cli.h"
-#include "cmd_debug.h"
-#include "debug_session.h"
+#include "debug.h"
+#include "session.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -312,12 +312,12 @@ int debug_gml_run(int argc, char **argv)
             gc = 0;
             break;
         default:
-            return cli_usage_error(&cli_cmd_debug, "bad option");
+            return debug_usage_error(&debug_cmd_gml, "bad option");
         }
     }
     if (argc - optind != 1)
-        return cli_usage_error(&cli_cmd_debug, "gml needs one TARGET");
+        return debug_usage_error(&debug_cmd_gml, "needs one TARGET");
     if (!out)
-        return cli_usage_error(&cli_cmd_debug, "gml needs -o FILE");
+        return debug_usage_error(&debug_cmd_gml, "gml needs -o FILE");
     return debug_gml(argv[optind], out, gc);
 }

@@ -485,4 +485,6 @@ const cli_command cli_cmd_show = {
     "print every event, one per line",
     show_usage,
     show_run,
+    NULL,
+    NULL,
 };

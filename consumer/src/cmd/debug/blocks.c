@@ -8,9 +8,9 @@
  * with a retainer path each, to find what keeps them. */
 #define _GNU_SOURCE
 #include "cli.h"
-#include "cmd_debug.h"
+#include "debug.h"
 #include "debug_blocks.h"
-#include "debug_session.h"
+#include "session.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -355,17 +355,17 @@ int debug_blocks_run(int argc, char **argv)
         switch (ch) {
         case 's':
             if (debug_parse_count(optarg, 0, 100000, &sample) != 0)
-                return cli_usage_error(&cli_cmd_debug, "--sample %s: not a "
+                return debug_usage_error(&debug_cmd_blocks, "--sample %s: not a "
                                        "number of blocks", optarg);
             break;
         case 'n':
             gc = 0;
             break;
         default:
-            return cli_usage_error(&cli_cmd_debug, "bad option");
+            return debug_usage_error(&debug_cmd_blocks, "bad option");
         }
     }
     if (argc - optind != 1)
-        return cli_usage_error(&cli_cmd_debug, "blocks needs one TARGET");
+        return debug_usage_error(&debug_cmd_blocks, "needs one TARGET");
     return debug_blocks(argv[optind], (size_t)sample, gc);
 }

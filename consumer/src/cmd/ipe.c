@@ -162,4 +162,6 @@ const cli_command cli_cmd_ipe = {
     "print the info-table provenance (IPE) table",
     ipe_usage,
     ipe_run,
+    NULL,
+    NULL,
 };

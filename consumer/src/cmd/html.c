@@ -87,4 +87,6 @@ const cli_command cli_cmd_html = {
     "write a heap-profile report (HTML, or --json)",
     html_usage,
     html_run,
+    NULL,
+    NULL,
 };

@@ -426,4 +426,6 @@ const cli_command cli_cmd_stats = {
     "summarise a run (GC, heap, samples, markers)",
     stats_usage,
     stats_run,
+    NULL,
+    NULL,
 };

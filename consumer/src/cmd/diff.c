@@ -76,4 +76,6 @@ const cli_command cli_cmd_diff = {
     "compare two heap profiles (HTML, or --json)",
     diff_usage,
     diff_run,
+    NULL,
+    NULL,
 };

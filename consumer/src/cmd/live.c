@@ -293,6 +293,8 @@ const cli_command cli_cmd_live = {
     "terminal view of running programs (eventlog sockets)",
     live_usage,
     live_run,
+    NULL,
+    NULL,
 };
 
 static int live_loop(live_view *v)

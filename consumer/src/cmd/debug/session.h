@@ -51,7 +51,7 @@ void debug_session_release(debug_session *s);
 /* Resume if needed, disconnect, free everything. */
 void debug_session_close(debug_session *s);
 
-/* rtscope debug snapshot (cmd_debug_snapshot.c): returns an exit status. */
+/* rtscope debug snapshot (snapshot.c): returns an exit status. */
 int debug_snapshot_run(const char *target, const char *out, int gc,
                        int blocks);
 

@@ -279,4 +279,6 @@ const cli_command cli_cmd_hp = {
     "write the heap profile as a .hp file for hp2ps",
     hp_usage,
     hp_run,
+    NULL,
+    NULL,
 };

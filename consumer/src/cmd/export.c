@@ -608,6 +608,8 @@ const cli_command cli_cmd_export = {
     "serve running programs' metrics to Prometheus / push to InfluxDB",
     export_usage,
     export_run,
+    NULL,
+    NULL,
 };
 
 static int export_loop(exporter *ex)

@@ -30,9 +30,9 @@
  * collision between different payloads would need ~2^64 closures. */
 #define _GNU_SOURCE
 #include "cli.h"
-#include "cmd_debug.h"
+#include "debug.h"
 #include "debug_blocks.h"
-#include "debug_session.h"
+#include "session.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -312,17 +312,17 @@ int debug_dups_run(int argc, char **argv)
         switch (ch) {
         case 'l':
             if (debug_parse_count(optarg, 1, 100000000, &limit) != 0)
-                return cli_usage_error(&cli_cmd_debug, "--limit %s: not a "
+                return debug_usage_error(&debug_cmd_dups, "--limit %s: not a "
                                        "positive number", optarg);
             break;
         case 'n':
             gc = 0;
             break;
         default:
-            return cli_usage_error(&cli_cmd_debug, "bad option");
+            return debug_usage_error(&debug_cmd_dups, "bad option");
         }
     }
     if (argc - optind != 1)
-        return cli_usage_error(&cli_cmd_debug, "dups needs one TARGET");
+        return debug_usage_error(&debug_cmd_dups, "needs one TARGET");
     return debug_dups(argv[optind], (size_t)limit, gc);
 }

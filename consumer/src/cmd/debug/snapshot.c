@@ -5,8 +5,10 @@
  * (debug_snap.c; format in docs/debug.md). */
 #define _GNU_SOURCE
 #include "cli.h"
-#include "debug_session.h"
+#include "debug.h"
+#include "session.h"
 
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,4 +107,37 @@ done:
     debug_session_close(&ss);
     dbg_snap_free(&snap);
     return r;
+}
+
+int debug_snapshot_cmd_run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"no-gc", no_argument, NULL, 'n'},
+        {"no-blocks", no_argument, NULL, 'B'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *out = NULL;
+    int gc = 1, blocks = 1, ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'o':
+            out = optarg;
+            break;
+        case 'n':
+            gc = 0;
+            break;
+        case 'B':
+            blocks = 0;
+            break;
+        default:
+            return debug_usage_error(&debug_cmd_snapshot, "bad option");
+        }
+    }
+    if (argc - optind != 1)
+        return debug_usage_error(&debug_cmd_snapshot, "needs one TARGET");
+    if (!out)
+        return debug_usage_error(&debug_cmd_snapshot, "needs -o FILE");
+    return debug_snapshot_run(argv[optind], out, gc, blocks);
 }

@@ -1,0 +1,377 @@
+/* rtscope debug census and thunks: closures and bytes per key (type,
+ * constructor, info table, module, thunk source, or -hT band). */
+#define _GNU_SOURCE
+#include "debug.h"
+
+#include "cli.h"
+#include "debug_blocks.h"
+#include "debug_client.h"
+#include "debug_heap.h"
+#include "ipe.h"
+#include "session.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- census ----------------------------------------------------------- */
+
+/* BY_THUNK_SOURCE is `rtscope debug thunks`: thunks only, by source.
+ * BY_HEAP_BAND is --heap-census: the bands of a -hT census. */
+enum census_by { BY_TYPE, BY_CONSTRUCTOR, BY_INFO, BY_MODULE, BY_THUNK_SOURCE,
+                 BY_HEAP_BAND };
+
+/* --heap-census: per block group, whether a census skipped it (a
+ * Capability's current pinned block) and whether it was counted. */
+#define CENSUS_GROUP_SEEN 1
+#define CENSUS_GROUP_UNCENSUSED 2
+
+typedef struct census_acc {
+    uint64_t info;
+    uint64_t count, bytes;
+} census_acc;
+
+typedef struct census_state {
+    dbg_u64map index; /* info ptr -> slot + 1 */
+    census_acc *acc;
+    size_t n, cap;
+    int nomem;
+    int thunks_only;
+    /* --heap-census: the heap's block groups, by address; what lies in
+     * none of them is static; pinned groups count whole, once. */
+    dbg_block *blocks;
+    size_t nblocks;
+    unsigned char *group; /* CENSUS_GROUP_* of blocks[i] */
+    uint64_t static_count, static_bytes;
+    uint64_t pinned_groups, pinned_bytes;
+    uint64_t skipped_count, skipped_bytes;
+} census_state;
+
+/* The block groups of the paused heap (BLOCKS), sorted and checked. */
+static int census_load_blocks(dbg_heap *h, census_state *s)
+{
+    char err[256];
+    if (dbg_heap_blocks(h, &s->blocks, &s->nblocks) != 0)
+        return debug_fail("%s", h->err);
+    if (dbg_blocks_sort_check(s->blocks, s->nblocks, err, sizeof(err)) != 0)
+        return debug_fail("BLOCKS: %s", err);
+    s->group = calloc(s->nblocks + 1, 1);
+    return s->group ? 0 : debug_fail("out of memory");
+}
+
+static int census_visit(void *ctx, const dbg_closure *c, uint64_t parent)
+{
+    census_state *s = ctx;
+    uint64_t slot;
+    (void)parent;
+    if (s->thunks_only &&
+        !(c->info->type >= DBG_THUNK && c->info->type <= DBG_THUNK_SELECTOR))
+        return 0;
+    if (s->group) {
+        long g = dbg_blocks_find(s->blocks, s->nblocks, c->addr);
+        if (g < 0) { /* static: a heap census never counts it */
+            s->static_count++;
+            s->static_bytes += c->size;
+            return 0;
+        }
+        if (s->group[g] & CENSUS_GROUP_UNCENSUSED) { /* a capability's */
+            s->skipped_count++;
+            s->skipped_bytes += c->size;
+            return 0;
+        }
+        if (s->blocks[g].flags & DBG_BF_PINNED) { /* -hT: the whole group */
+            if (!(s->group[g] & CENSUS_GROUP_SEEN)) {
+                s->group[g] |= CENSUS_GROUP_SEEN;
+                s->pinned_groups++;
+                s->pinned_bytes += s->blocks[g].size;
+            }
+            return 0;
+        }
+    }
+    if (!dbg_u64map_get(&s->index, c->info->ptr, &slot)) {
+        if (s->n == s->cap) {
+            size_t nc = s->cap ? s->cap * 2 : 256;
+            census_acc *na = realloc(s->acc, nc * sizeof(*na));
+            if (!na)
+                return s->nomem = 1;
+            s->acc = na;
+            s->cap = nc;
+        }
+        s->acc[s->n] = (census_acc){.info = c->info->ptr};
+        slot = ++s->n;
+        if (dbg_u64map_put(&s->index, c->info->ptr, slot) != 0)
+            return s->nomem = 1;
+    }
+    s->acc[slot - 1].count++;
+    s->acc[slot - 1].bytes += c->size;
+    return 0;
+}
+
+typedef struct census_row {
+    char *key;
+    uint64_t count, bytes;
+} census_row;
+
+static int row_by_key(const void *a, const void *b)
+{
+    return strcmp(((const census_row *)a)->key, ((const census_row *)b)->key);
+}
+
+static int row_by_size(const void *a, const void *b)
+{
+    const census_row *x = a, *y = b;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? 1 : -1;
+    if (x->count != y->count)
+        return x->count < y->count ? 1 : -1;
+    return strcmp(x->key, y->key);
+}
+
+static char *census_key(dbg_heap *h, uint64_t infoptr, enum census_by by)
+{
+    dbg_info *in = dbg_heap_info(h, infoptr);
+    char buf[1200];
+    const char *type = in ? dbg_closure_type_name(in->type) : "UNKNOWN";
+    if (by == BY_TYPE || !in) {
+        snprintf(buf, sizeof(buf), "%s", type);
+    } else if (by == BY_HEAP_BAND) { /* as ProfHeap.c names -hT bands */
+        const char *con = dbg_heap_con_descr(h, in);
+        snprintf(buf, sizeof(buf), "%s", con ? con : type);
+    } else {
+        const char *con = dbg_heap_con_descr(h, in);
+        char disp[1024];
+        if (con)
+            dbg_con_display(con, disp, sizeof(disp));
+        if (by == BY_CONSTRUCTOR) {
+            snprintf(buf, sizeof(buf), "%s", con ? disp : type);
+        } else if (by == BY_THUNK_SOURCE) {
+            char *const *src = dbg_heap_source(h, in);
+            if (src && src[5][0])
+                snprintf(buf, sizeof(buf), "%s %s", src[4], src[5]);
+            else
+                snprintf(buf, sizeof(buf), "(no source) 0x%" PRIx64 " %s",
+                         infoptr, src ? src[0] : type);
+        } else if (by == BY_MODULE) {
+            char *const *src = dbg_heap_source(h, in);
+            const char *colon = con ? strchr(disp, ':') : NULL;
+            const char *last = colon ? strrchr(disp, ':') : NULL;
+            if (src && src[4][0])
+                snprintf(buf, sizeof(buf), "%s", src[4]);
+            else if (colon && last > colon)
+                snprintf(buf, sizeof(buf), "%.*s", (int)(last - colon - 1),
+                         colon + 1);
+            else
+                snprintf(buf, sizeof(buf), "(unknown) %s", type);
+        } else if (dbg_heap_source(h, in)) {
+            /* named as every -hi band is: docs/hi.md, "Band names" */
+            char *const *src = dbg_heap_source(h, in);
+            ipe_entry e = {.info = infoptr, .table_name = src[0],
+                           .closure_desc = src[1], .ty_desc = src[2],
+                           .label = src[3], .module = src[4], .srcloc = src[5]};
+            char name[1024];
+            ipe_display_name(name, sizeof(name), &e);
+            snprintf(buf, sizeof(buf), "0x%" PRIx64 " %s %s", infoptr, type,
+                     name);
+        } else {
+            snprintf(buf, sizeof(buf), "0x%" PRIx64 " %s %s", infoptr, type,
+                     con ? disp : "-");
+        }
+    }
+    return strdup(buf);
+}
+
+static int debug_census(const char *target, enum census_by by, int gc)
+{
+    debug_session ss;
+    int r = debug_session_open(&ss, target);
+    if (r)
+        return r;
+    dbg_heap *h = &ss.heap;
+    census_state s = {.thunks_only = by == BY_THUNK_SOURCE};
+    census_row *rows = NULL;
+    size_t nrows = 0;
+    uint64_t census_ns = 0;
+    if (by == BY_HEAP_BAND) {
+        /* the pause right after the program's census; then the block
+         * groups, to tell heap from static and to find pinned groups */
+        uint64_t *skipped = NULL;
+        size_t nskipped = 0;
+        if (ss.is_snapshot) {
+            r = debug_fail("%s: --heap-census needs a live program: it "
+                           "pauses right after the program's own census",
+                           target);
+            goto done;
+        }
+        if (dbg_pause_census(&ss.conn, &census_ns, &skipped, &nskipped) != 0) {
+            int was_paused = strstr(ss.conn.err, "ALREADY_PAUSED") != NULL;
+            r = debug_fail("%s", was_paused
+                           ? "--heap-census: the program is paused already; "
+                             "it must run to take its census (resume it)"
+                           : ss.conn.err);
+            goto done;
+        }
+        ss.resume_after = 1;
+        r = census_load_blocks(&ss.heap, &s);
+        if (r) {
+            free(skipped);
+            goto done;
+        }
+        for (size_t i = 0; i < nskipped; i++) {
+            long g = dbg_blocks_find(s.blocks, s.nblocks, skipped[i]);
+            if (g >= 0)
+                s.group[g] |= CENSUS_GROUP_UNCENSUSED;
+        }
+        free(skipped);
+        gc = -1; /* paused: the walk only reads the roots */
+    }
+    r = debug_session_walk(&ss, gc, census_visit, &s, 0);
+    if (r)
+        goto done;
+    if (s.nomem) {
+        r = debug_fail("out of memory");
+        goto done;
+    }
+    rows = calloc(s.n + 1, sizeof(*rows));
+    if (!rows) {
+        r = debug_fail("out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < s.n; i++) {
+        rows[i].key = census_key(h, s.acc[i].info, by);
+        rows[i].count = s.acc[i].count;
+        rows[i].bytes = s.acc[i].bytes;
+        if (!rows[i].key) {
+            r = debug_fail("out of memory");
+            nrows = i;
+            goto done;
+        }
+    }
+    nrows = s.n;
+    if (s.pinned_groups) { /* -hT's pinned blocks: ARR_WORDS, see above */
+        census_row *nr = realloc(rows, (nrows + 1) * sizeof(*rows));
+        char *k = strdup("ARR_WORDS");
+        if (!nr || !k) {
+            if (nr)
+                rows = nr;
+            free(k);
+            r = debug_fail("out of memory");
+            goto done;
+        }
+        rows = nr;
+        rows[nrows++] = (census_row){k, s.pinned_groups, s.pinned_bytes};
+    }
+    qsort(rows, nrows, sizeof(*rows), row_by_key);
+    size_t m = 0;
+    for (size_t i = 0; i < nrows; i++) {
+        if (m > 0 && strcmp(rows[m - 1].key, rows[i].key) == 0) {
+            rows[m - 1].count += rows[i].count;
+            rows[m - 1].bytes += rows[i].bytes;
+            free(rows[i].key);
+        } else {
+            rows[m++] = rows[i];
+        }
+    }
+    nrows = m;
+    qsort(rows, nrows, sizeof(*rows), row_by_size);
+    uint64_t tc = 0, tb = 0;
+    if (by == BY_HEAP_BAND)
+        printf("heap census: the program's last heap sample before "
+               "%" PRIu64 " ns (eventlog time)\n", census_ns);
+    printf("%10s %12s  %s\n", "count", "bytes",
+           by == BY_HEAP_BAND ? "band"
+           : by == BY_TYPE   ? "type"
+           : by == BY_INFO   ? "info"
+           : by == BY_MODULE ? "module"
+           : by == BY_THUNK_SOURCE ? "thunk source"
+                             : "constructor");
+    for (size_t i = 0; i < nrows; i++) {
+        printf("%10" PRIu64 " %12" PRIu64 "  %s\n", rows[i].count,
+               rows[i].bytes, rows[i].key);
+        tc += rows[i].count;
+        tb += rows[i].bytes;
+    }
+    printf("total: %" PRIu64 " closures, %" PRIu64 " bytes, from %zu roots\n",
+           tc, tb, ss.nroots);
+    if (by == BY_HEAP_BAND)
+        printf("static: %" PRIu64 " closures, %" PRIu64 " bytes (outside the "
+               "heap; no heap census counts them)\n"
+               "pinned: %" PRIu64 " block groups, %" PRIu64 " bytes (counted "
+               "whole, as ARR_WORDS)\n"
+               "uncensused: %" PRIu64 " closures, %" PRIu64 " bytes (in the "
+               "capabilities' current pinned blocks, which no heap census "
+               "counts)\n",
+               s.static_count, s.static_bytes, s.pinned_groups, s.pinned_bytes,
+               s.skipped_count, s.skipped_bytes);
+    debug_warn_unreadable(h, "counts may be low");
+done:
+    debug_session_close(&ss);
+    for (size_t i = 0; i < nrows; i++)
+        free(rows[i].key);
+    free(rows);
+    free(s.acc);
+    free(s.blocks);
+    free(s.group);
+    dbg_u64map_free(&s.index);
+    return r;
+}
+
+
+int debug_census_run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"by", required_argument, NULL, 'b'},
+        {"no-gc", no_argument, NULL, 'n'},
+        {"heap-census", no_argument, NULL, 'H'},
+        {NULL, 0, NULL, 0},
+    };
+    enum census_by by = BY_CONSTRUCTOR;
+    int gc = 1, ch, heap_census = 0, by_given = 0;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'b':
+            by_given = 1;
+            if (strcmp(optarg, "type") == 0)
+                by = BY_TYPE;
+            else if (strcmp(optarg, "constructor") == 0)
+                by = BY_CONSTRUCTOR;
+            else if (strcmp(optarg, "info") == 0)
+                by = BY_INFO;
+            else if (strcmp(optarg, "module") == 0)
+                by = BY_MODULE;
+            else
+                return debug_usage_error(&debug_cmd_census,
+                                         "--by %s: use type, constructor, "
+                                         "info or module",
+                                         optarg);
+            break;
+        case 'n':
+            gc = 0;
+            break;
+        case 'H':
+            heap_census = 1;
+            break;
+        default:
+            return debug_usage_error(&debug_cmd_census, "bad option");
+        }
+    }
+    if (argc - optind != 1)
+        return debug_usage_error(&debug_cmd_census, "needs one TARGET");
+    if (heap_census && (!gc || by_given))
+        return debug_usage_error(&debug_cmd_census,
+                                 "--heap-census has its own pause and bands: "
+                                 "no --no-gc or --by");
+    return debug_census(argv[optind], heap_census ? BY_HEAP_BAND : by, gc);
+}
+
+int debug_thunks_run(int argc, char **argv)
+{
+    int gc = 1;
+    const char *target = NULL;
+    int r = debug_target_and_gc(&debug_cmd_thunks, argc, argv, &target, &gc);
+    if (r >= 0)
+        return r;
+    return debug_census(target, BY_THUNK_SOURCE, gc);
+}

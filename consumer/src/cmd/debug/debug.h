@@ -1,0 +1,60 @@
+/* debug.h: what the `rtscope debug` subcommands share beyond session.h.
+ * debug.c holds the command table (one entry a subcommand: its synopsis,
+ * help, options and run function), the dispatch and help, and list, pause
+ * and resume; every other subcommand has a file of its own. */
+#ifndef RTSCOPE_CMD_DEBUG_H
+#define RTSCOPE_CMD_DEBUG_H
+
+#include "debug_heap.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A subcommand: `rtscope debug NAME`. argv[0] of `run` is NAME; it parses
+ * its own options (getopt_long) and returns an exit status. */
+typedef struct debug_command {
+    const char *name;
+    const char *synopsis; /* its usage lines, "rtscope debug NAME ..." */
+    const char *help;     /* what it does and its options, indented */
+    int no_gc;            /* takes --no-gc */
+    int (*run)(int argc, char **argv);
+} debug_command;
+
+extern const debug_command debug_cmd_list, debug_cmd_pause, debug_cmd_resume,
+    debug_cmd_census, debug_cmd_thunks, debug_cmd_retainers,
+    debug_cmd_snapshot, debug_cmd_blocks, debug_cmd_dups, debug_cmd_gml;
+
+/* "rtscope debug NAME: MSG" and where its help is; returns
+ * CLI_EXIT_USAGE. */
+int debug_usage_error(const debug_command *dc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* For subcommands whose only options are --no-gc: parse them and the one
+ * TARGET. Returns -1 when they are good (*target, *gc set), else the exit
+ * status of the usage error. */
+int debug_target_and_gc(const debug_command *dc, int argc, char **argv,
+                        const char **target, int *gc);
+
+/* One line of a retainer path: address, closure type, constructor,
+ * source; "(root)" when root. */
+void debug_print_closure(dbg_heap *h, uint64_t addr, uint64_t infoptr,
+                         int root);
+/* The path from a root to `addr` through the first-reached parents
+ * (addr -> parent, 0 for a root), target first, into *path (realloc'd).
+ * Returns its length, 0 when out of memory. */
+size_t debug_retainer_path(const dbg_u64map *parent, uint64_t addr,
+                           uint64_t **path);
+
+/* The subcommands' run functions. */
+int debug_census_run(int argc, char **argv);
+int debug_thunks_run(int argc, char **argv);
+int debug_retainers_run(int argc, char **argv);
+int debug_snapshot_cmd_run(int argc, char **argv);
+int debug_blocks_run(int argc, char **argv);
+int debug_dups_run(int argc, char **argv);
+int debug_gml_run(int argc, char **argv);
+
+/* `rtscope help debug [NAME]` and `rtscope debug NAME --help`. */
+int debug_help(const char *name);
+
+#endif

@@ -1,0 +1,215 @@
+/* rtscope debug retainers: a shortest path from a root to each closure of
+ * a constructor, an info table or an address; and the retainer-path
+ * printing the other analyses share (debug.h). */
+#define _GNU_SOURCE
+#include "debug.h"
+
+#include "cli.h"
+#include "debug_blocks.h"
+#include "debug_client.h"
+#include "debug_heap.h"
+#include "ipe.h"
+#include "session.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- retainers -------------------------------------------------------- */
+
+typedef struct ret_state {
+    dbg_heap *h;
+    const char *name; /* match by constructor, */
+    uint64_t want_info; /* or by info pointer, */
+    uint64_t want_addr; /* or by address */
+    dbg_u64map parent; /* addr -> parent (0 for a root) */
+    dbg_u64map info;   /* addr -> info ptr */
+    uint64_t *found;
+    size_t nfound, limit;
+    int nomem;
+} ret_state;
+
+static int ret_visit(void *ctx, const dbg_closure *c, uint64_t parent)
+{
+    ret_state *s = ctx;
+    if (dbg_u64map_put(&s->parent, c->addr, parent) != 0 ||
+        dbg_u64map_put(&s->info, c->addr, c->info->ptr) != 0)
+        return s->nomem = 1;
+    int match;
+    if (s->name) {
+        const char *con = dbg_heap_con_descr(s->h, c->info);
+        match = con && dbg_con_matches(con, s->name);
+    } else if (s->want_info) {
+        match = c->info->ptr == s->want_info;
+    } else {
+        match = c->addr == s->want_addr;
+    }
+    if (match) {
+        s->found[s->nfound++] = c->addr;
+        if (s->nfound == s->limit)
+            return 1;
+    }
+    return 0;
+}
+
+void debug_print_closure(dbg_heap *h, uint64_t addr, uint64_t infoptr,
+                              int root)
+{
+    dbg_info *in = dbg_heap_info(h, infoptr);
+    printf("  0x%012" PRIx64 "  %-14s", addr,
+           in ? dbg_closure_type_name(in->type) : "UNKNOWN");
+    const char *con = in ? dbg_heap_con_descr(h, in) : NULL;
+    if (con) {
+        char disp[1024];
+        dbg_con_display(con, disp, sizeof(disp));
+        printf("  %s", disp);
+    }
+    char *const *src = in ? dbg_heap_source(h, in) : NULL;
+    if (src && (src[4][0] || src[5][0])) {
+        printf("  at");
+        if (src[4][0])
+            printf(" %s", src[4]);
+        if (src[5][0])
+            printf(" %s", src[5]);
+    }
+    if (root)
+        printf("  (root)");
+    printf("\n");
+}
+
+/* The path from a root to `addr`, target first, into *path (realloc'd).
+ * Returns its length, 0 when out of memory. */
+size_t debug_retainer_path(const dbg_u64map *parent, uint64_t addr,
+                       uint64_t **path)
+{
+    size_t n = 0, cap = 0;
+    for (uint64_t a = addr; a;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            uint64_t *np = realloc(*path, cap * sizeof(*np));
+            if (!np)
+                return 0;
+            *path = np;
+        }
+        (*path)[n++] = a;
+        uint64_t p = 0;
+        dbg_u64map_get(parent, a, &p);
+        a = p;
+    }
+    return n;
+}
+
+static int debug_retainers(const char *target, const char *name,
+                           uint64_t info, uint64_t addr, size_t limit, int gc)
+{
+    debug_session ss;
+    int r = debug_session_open(&ss, target);
+    if (r)
+        return r;
+    uint64_t *path = NULL;
+    dbg_heap *h = &ss.heap;
+    ret_state s = {.h = h, .name = name, .want_info = info,
+                   .want_addr = addr & ~(uint64_t)7, .limit = limit};
+    s.found = calloc(limit, sizeof(*s.found));
+    if (!s.found) {
+        r = debug_fail("out of memory");
+        goto done;
+    }
+    r = debug_session_walk(&ss, gc, ret_visit, &s, 0);
+    if (r)
+        goto done;
+    if (s.nomem) {
+        r = debug_fail("out of memory");
+        goto done;
+    }
+    if (s.nfound == 0) {
+        if (name)
+            printf("no closure of constructor %s is reachable\n", name);
+        else
+            printf("no closure %s 0x%" PRIx64 " is reachable\n",
+                   info ? "with info table" : "at", info ? info : addr);
+        goto done;
+    }
+    for (size_t k = 0; k < s.nfound; k++) {
+        size_t n = debug_retainer_path(&s.parent, s.found[k], &path);
+        if (n == 0) {
+            r = debug_fail("out of memory");
+            goto done;
+        }
+        printf("path %zu: %zu closures, root first\n", k + 1, n);
+        for (size_t i = n; i-- > 0;) {
+            uint64_t iptr = 0;
+            dbg_u64map_get(&s.info, path[i], &iptr);
+            debug_print_closure(h, path[i], iptr, i == n - 1);
+        }
+    }
+done:
+    debug_session_close(&ss);
+    free(path);
+    free(s.found);
+    dbg_u64map_free(&s.parent);
+    dbg_u64map_free(&s.info);
+    return r;
+}
+
+
+int debug_retainers_run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"constructor", required_argument, NULL, 'c'},
+        {"info", required_argument, NULL, 'i'},
+        {"address", required_argument, NULL, 'a'},
+        {"limit", required_argument, NULL, 'l'},
+        {"no-gc", no_argument, NULL, 'n'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *name = NULL;
+    uint64_t info = 0, addr = 0;
+    int nsel = 0, gc = 1, ch;
+    long limit = 1;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'c':
+            name = optarg;
+            nsel++;
+            break;
+        case 'i':
+        case 'a': {
+            char *end;
+            unsigned long long v = strtoull(optarg, &end, 16);
+            if (*end || v == 0)
+                return debug_usage_error(&debug_cmd_retainers,
+                                         "--%s %s: not an address",
+                                         ch == 'i' ? "info" : "address",
+                                         optarg);
+            if (ch == 'i')
+                info = v;
+            else
+                addr = v;
+            nsel++;
+            break;
+        }
+        case 'l':
+            if (debug_parse_count(optarg, 1, 1000000, &limit) != 0)
+                return debug_usage_error(&debug_cmd_retainers,
+                                         "--limit %s: not a positive number",
+                                         optarg);
+            break;
+        case 'n':
+            gc = 0;
+            break;
+        default:
+            return debug_usage_error(&debug_cmd_retainers, "bad option");
+        }
+    }
+    if (argc - optind != 1)
+        return debug_usage_error(&debug_cmd_retainers, "needs one TARGET");
+    if (nsel != 1)
+        return debug_usage_error(&debug_cmd_retainers,
+                                 "needs one of --constructor NAME, --info "
+                                 "ADDR, --address ADDR");
+    return debug_retainers(argv[optind], name, info, addr, (size_t)limit, gc);
+}
