@@ -52,16 +52,22 @@ int cli_common_option(cli_input_opts *o, int code, const char *arg)
     }
 }
 
+int cli_usage_errorv(const char *name, const char *fmt, va_list ap)
+{
+    char msg[256];
+    vsnprintf(msg, sizeof(msg), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized): the caller's va_start */
+    fprintf(stderr, "rtscope %s: %s", name, msg);
+    fprintf(stderr, "\nusage: see 'rtscope help %s'\n", name);
+    return CLI_EXIT_USAGE;
+}
+
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
 {
     va_list ap;
-    char msg[256];
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized): va_start above */
+    int r = cli_usage_errorv(cmd->name, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "rtscope %s: %s", cmd->name, msg);
-    fprintf(stderr, "\nusage: see 'rtscope help %s'\n", cmd->name);
-    return CLI_EXIT_USAGE;
+    return r;
 }
 
 int cli_read(const char *spec, const cli_input_opts *o, el_sink_fn sink,

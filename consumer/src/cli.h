@@ -7,6 +7,7 @@
 
 #include "rtscope/eventlog.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 
 #define CLI_EXIT_OK 0
@@ -61,6 +62,8 @@ int cli_common_option(cli_input_opts *o, int code, const char *arg);
 
 /* Report a usage error and return CLI_EXIT_USAGE. */
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...);
+/* The same for a command named `name` ("debug census"). */
+int cli_usage_errorv(const char *name, const char *fmt, va_list ap);
 
 /* Run the reader on `spec` with `sink`; prints warnings (truncation,
  * trailing bytes, late events) and errors; returns an exit code. */

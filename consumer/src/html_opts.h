@@ -4,8 +4,8 @@
 #define RTSCOPE_HTML_OPTS_H
 
 #include "cli.h"
-#include "profile.h"
-#include "report.h"
+#include "rtscope/model/profile.h"
+#include "rtscope/out/report.h"
 
 typedef struct html_opts {
     cli_input_opts io;

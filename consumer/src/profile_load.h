@@ -4,7 +4,7 @@
 #define RTSCOPE_PROFILE_LOAD_H
 
 #include "cli.h"
-#include "profile.h"
+#include "rtscope/model/profile.h"
 
 /* Is `input` to be read as a .hp file (-p, or a name ending in ".hp")? */
 int profile_load_is_hp(const char *input, int force_hp);

@@ -18,7 +18,7 @@
 #ifndef RTSCOPE_TARGET_H
 #define RTSCOPE_TARGET_H
 
-#include "metrics.h"
+#include "rtscope/model/metrics.h"
 
 #include <poll.h>
 #include <stddef.h>

@@ -10,7 +10,7 @@
  * corpus covers both. */
 #include "rtscope/eventlog.h"
 
-#include "metrics.h"
+#include "rtscope/model/metrics.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -8,8 +8,8 @@
  *      record parsers and the closure decoding behind the checksums.
  * Seeds: testsuite/fuzz/snapseed.c. Built by `make -C consumer
  * fuzz-snapshot` and by the debug-snapshot-fuzz case. */
-#include "debug_heap.h"
-#include "debug_snap.h"
+#include "rtscope/debug/debug_heap.h"
+#include "rtscope/debug/debug_snap.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* snapseed DIR: seeds for fuzz_snapshot, from the synthetic heap of
  * testsuite/unit/debug/snap_fixture.c: the snapshot file (mode byte 0) and
  * its sections uncompressed (mode byte 1; format in fuzz_snapshot.c). */
-#include "debug_snap.h"
+#include "rtscope/debug/debug_snap.h"
 #include "snap_fixture.h"
 
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* debug_blocks: block-group helpers. See debug_blocks.h. */
-#include "debug_blocks.h"
+#include "rtscope/debug/debug_blocks.h"
 
 #include <stdio.h>
 #include <stdlib.h>

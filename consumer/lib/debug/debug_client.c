@@ -1,7 +1,7 @@
 /* debug_client: connection, framing and the simple requests of the debug
  * stub protocol. See debug_client.h and docs/debug-protocol.md. */
 #define _GNU_SOURCE
-#include "debug_client.h"
+#include "rtscope/debug/debug_client.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>

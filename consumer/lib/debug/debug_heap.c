@@ -2,8 +2,8 @@
  * debug_heap.h. Layouts are GHC 9.0's (includes/rts/storage/Closures.h),
  * x86_64, non-profiled: a one-word header, thunks one extra word. */
 #define _GNU_SOURCE
-#include "debug_heap.h"
-#include "debug_snap.h"
+#include "rtscope/debug/debug_heap.h"
+#include "rtscope/debug/debug_snap.h"
 
 #include <stdio.h>
 #include <stdlib.h>

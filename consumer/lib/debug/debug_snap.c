@@ -4,7 +4,7 @@
  * records are little-endian; heap words (addresses, closure memory) are in
  * the debuggee's byte order, which the header records. */
 #define _GNU_SOURCE
-#include "debug_snap.h"
+#include "rtscope/debug/debug_snap.h"
 
 #include <errno.h>
 #include <inttypes.h>

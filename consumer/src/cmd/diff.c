@@ -4,7 +4,7 @@
 #include "cli.h"
 #include "html_opts.h"
 #include "profile_load.h"
-#include "report.h"
+#include "rtscope/out/report.h"
 
 #include <getopt.h>
 #include <string.h>

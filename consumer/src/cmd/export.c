@@ -14,7 +14,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-#include "influx.h"
+#include "rtscope/out/influx.h"
 #include "prom.h"
 #include "target.h"
 

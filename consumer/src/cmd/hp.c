@@ -8,7 +8,7 @@
  * info-table address; they are named from IPE events unless --by-address.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "bands.h"
+#include "rtscope/model/bands.h"
 #include "cli.h"
 
 #include <ctype.h>

@@ -3,7 +3,7 @@
  * address. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-#include "ipe.h"
+#include "rtscope/model/ipe.h"
 
 #include <getopt.h>
 #include <inttypes.h>

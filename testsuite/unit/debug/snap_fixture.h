@@ -5,7 +5,7 @@
 #ifndef RTSCOPE_SNAP_FIXTURE_H
 #define RTSCOPE_SNAP_FIXTURE_H
 
-#include "debug_snap.h"
+#include "rtscope/debug/debug_snap.h"
 
 #define SNAPFIX_HEAP 0x4200000000ULL
 #define SNAPFIX_CLOSURES 8      /* reachable from the roots */

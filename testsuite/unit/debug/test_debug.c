@@ -1,8 +1,8 @@
 /* Unit tests of the debug-stub client (consumer/lib/debug): framing of
  * responses, error replies, constructor names, targets, the u64 map. */
 #define _GNU_SOURCE
-#include "debug_client.h"
-#include "debug_heap.h"
+#include "rtscope/debug/debug_client.h"
+#include "rtscope/debug/debug_heap.h"
 
 #include <check.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * block list (a snapshot file could hold anything), finding the group of
  * an address, counting megablocks. */
 #define _GNU_SOURCE
-#include "debug_blocks.h"
+#include "rtscope/debug/debug_blocks.h"
 
 #include <check.h>
 #include <stdlib.h>

@@ -2,8 +2,8 @@
  * and load back, the walk over a loaded snapshot, and the loader on
  * truncated, corrupted and foreign input. */
 #define _GNU_SOURCE
-#include "debug_heap.h"
-#include "debug_snap.h"
+#include "rtscope/debug/debug_heap.h"
+#include "rtscope/debug/debug_snap.h"
 #include "snap_fixture.h"
 
 #include <check.h>

@@ -3,8 +3,8 @@
  * -hi naming, the socket's loss messages), the Prometheus exposition and
  * InfluxDB line-protocol escaping. Events are given already decoded. */
 #define _POSIX_C_SOURCE 200809L
-#include "influx.h"
-#include "metrics.h"
+#include "rtscope/out/influx.h"
+#include "rtscope/model/metrics.h"
 #include "prom.h"
 
 #include <check.h>

@@ -9,7 +9,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 #include "debug.h"
-#include "debug_blocks.h"
+#include "rtscope/debug/debug_blocks.h"
 #include "session.h"
 
 #include <getopt.h>

@@ -4,10 +4,10 @@
 #include "debug.h"
 
 #include "cli.h"
-#include "debug_blocks.h"
-#include "debug_client.h"
-#include "debug_heap.h"
-#include "ipe.h"
+#include "rtscope/debug/debug_blocks.h"
+#include "rtscope/debug/debug_client.h"
+#include "rtscope/debug/debug_heap.h"
+#include "rtscope/model/ipe.h"
 #include "session.h"
 
 #include <errno.h>

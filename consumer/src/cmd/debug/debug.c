@@ -7,7 +7,7 @@
 #include "debug.h"
 
 #include "cli.h"
-#include "debug_client.h"
+#include "rtscope/debug/debug_client.h"
 #include "session.h"
 
 #include <dirent.h>
@@ -56,14 +56,13 @@ extern const cli_command cli_cmd_debug;
 
 int debug_usage_error(const debug_command *dc, const char *fmt, ...)
 {
+    char name[64];
     va_list ap;
-    char msg[256];
+    snprintf(name, sizeof(name), "debug %s", dc->name);
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized): va_start above */
+    int r = cli_usage_errorv(name, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "rtscope debug %s: %s\n", dc->name, msg);
-    fprintf(stderr, "usage: see 'rtscope help debug %s'\n", dc->name);
-    return CLI_EXIT_USAGE;
+    return r;
 }
 
 int debug_target_and_gc(const debug_command *dc, int argc, char **argv,

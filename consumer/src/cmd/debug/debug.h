@@ -5,7 +5,7 @@
 #ifndef RTSCOPE_CMD_DEBUG_H
 #define RTSCOPE_CMD_DEBUG_H
 
-#include "debug_heap.h"
+#include "rtscope/debug/debug_heap.h"
 
 #include <stddef.h>
 #include <stdint.h>

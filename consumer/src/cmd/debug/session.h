@@ -6,9 +6,9 @@
 #ifndef RTSCOPE_DEBUG_SESSION_H
 #define RTSCOPE_DEBUG_SESSION_H
 
-#include "debug_client.h"
-#include "debug_heap.h"
-#include "debug_snap.h"
+#include "rtscope/debug/debug_client.h"
+#include "rtscope/debug/debug_heap.h"
+#include "rtscope/debug/debug_snap.h"
 
 #include <stddef.h>
 #include <stdint.h>

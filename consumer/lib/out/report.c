@@ -13,7 +13,7 @@
  * with textContent only, never as HTML. The only other program text in the
  * page, the <title>, goes through report_html_text().
  */
-#include "report.h"
+#include "rtscope/out/report.h"
 
 #include "assets.h"
 

@@ -5,7 +5,7 @@
 #ifndef RTSCOPE_REPORT_H
 #define RTSCOPE_REPORT_H
 
-#include "profile.h"
+#include "rtscope/model/profile.h"
 
 #include <stdio.h>
 

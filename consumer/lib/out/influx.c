@@ -26,7 +26,7 @@
  * that ended just after one lost the run's last heap censuses.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "influx.h"
+#include "rtscope/out/influx.h"
 
 #include <curl/curl.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 /* Band names for every sink; see bands.h. */
-#include "bands.h"
+#include "rtscope/model/bands.h"
 
-#include "strmap.h"
+#include "rtscope/model/strmap.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 #ifndef RTSCOPE_DEBUG_SNAP_H
 #define RTSCOPE_DEBUG_SNAP_H
 
-#include "debug_heap.h"
+#include "rtscope/debug/debug_heap.h"
 
 #include <stddef.h>
 #include <stdint.h>

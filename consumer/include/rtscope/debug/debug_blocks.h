@@ -4,7 +4,7 @@
 #ifndef RTSCOPE_DEBUG_BLOCKS_H
 #define RTSCOPE_DEBUG_BLOCKS_H
 
-#include "debug_heap.h"
+#include "rtscope/debug/debug_heap.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-#include "ipe.h"
+#include "rtscope/model/ipe.h"
 
 #include <inttypes.h>
 #include <stdio.h>

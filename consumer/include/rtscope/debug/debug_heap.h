@@ -9,7 +9,7 @@
 #ifndef RTSCOPE_DEBUG_HEAP_H
 #define RTSCOPE_DEBUG_HEAP_H
 
-#include "debug_client.h"
+#include "rtscope/debug/debug_client.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -32,7 +32,7 @@
  * run with fewer censuses than buckets is drawn census by census.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "profile.h"
+#include "rtscope/model/profile.h"
 
 #include <math.h>
 #include <stdlib.h>

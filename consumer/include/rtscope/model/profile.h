@@ -23,10 +23,10 @@
 #ifndef RTSCOPE_PROFILE_H
 #define RTSCOPE_PROFILE_H
 
-#include "bands.h"
-#include "ipe.h"
+#include "rtscope/model/bands.h"
+#include "rtscope/model/ipe.h"
 #include "rtscope/eventlog.h"
-#include "strmap.h"
+#include "rtscope/model/strmap.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "strmap.h"
+#include "rtscope/model/strmap.h"
 
 #include <stdlib.h>
 #include <string.h>

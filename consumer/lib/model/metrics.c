@@ -18,7 +18,7 @@
  * (have_* stay 0, as with a stock 9.0.2).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "metrics.h"
+#include "rtscope/model/metrics.h"
 
 
 #include <stdio.h>

@@ -12,7 +12,7 @@
 #ifndef RTSCOPE_METRICS_H
 #define RTSCOPE_METRICS_H
 
-#include "bands.h"
+#include "rtscope/model/bands.h"
 #include "rtscope/eventlog.h"
 
 #include <stddef.h>

@@ -8,7 +8,7 @@
 #ifndef RTSCOPE_BANDS_H
 #define RTSCOPE_BANDS_H
 
-#include "ipe.h"
+#include "rtscope/model/ipe.h"
 #include "rtscope/eventlog.h"
 
 #include <stddef.h>
