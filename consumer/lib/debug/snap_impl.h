@@ -1,0 +1,47 @@
+/* Internals of the snapshot code (snap.c: the format's primitives and the
+ * in-memory snapshot; snap_write.c; snap_load.c; snap_source.c). */
+#ifndef RTSCOPE_SNAP_IMPL_H
+#define RTSCOPE_SNAP_IMPL_H
+
+#include "rtscope/debug/debug_snap.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HDR_SIZE 64
+#define MAX_SECTIONS 16
+#define SECT_ENTRY ((size_t)40)
+#define TABLE_END ((size_t)HDR_SIZE + MAX_SECTIONS * SECT_ENTRY)
+#define WORD 8
+
+enum snap_section {
+    SECT_ROOTS = 1,
+    SECT_INFOS = 2,
+    SECT_CLOSURE_INDEX = 3,
+    SECT_CLOSURE_DATA = 4,
+    SECT_STACK_BITMAPS = 5,
+    SECT_FUN_BITMAPS = 6,
+    SECT_BLOCKS = 7,
+    SECT_LAST = 7,
+};
+
+typedef struct snap_sum {
+    uint64_t h, len;
+    unsigned char tail[8];
+    size_t ntail;
+} snap_sum;
+
+void snap_err(dbg_snap *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+const char *sect_name(uint32_t id);
+int buf_le(dbg_buf *b, uint64_t x, int n);
+int grow(void **v, size_t *cap, size_t n, size_t size);
+int host_little(void);
+uint64_t le_get(const unsigned char *p, int n);
+uint64_t sum_end(snap_sum *c);
+uint64_t sum_of(const unsigned char *p, size_t n);
+void le_put(unsigned char *p, uint64_t x, int n);
+void sum_add(snap_sum *c, const unsigned char *p, size_t n);
+void sum_init(snap_sum *c);
+
+#endif

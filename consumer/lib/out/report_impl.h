@@ -1,0 +1,56 @@
+/* Internals of librtscope-out's reports, shared by report.c (one profile),
+ * json.c (the JSON writer), diff.c (two profiles) and page.c (the HTML
+ * page). */
+#ifndef RTSCOPE_REPORT_IMPL_H
+#define RTSCOPE_REPORT_IMPL_H
+
+#include "rtscope/out/report.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define REPORT_SPARK 40 /* points in a table sparkline */
+
+/* The string dictionary: each distinct string once, referred to by index. */
+typedef struct report_dict {
+    const char **str;
+    size_t *len;
+    size_t n, cap;
+    uint32_t *index; /* open addressing: entry + 1 */
+    size_t index_cap;
+} report_dict;
+
+typedef struct report_out {
+    FILE *f;
+    report_dict dict;
+    int nomem;
+} report_out;
+
+typedef double (*report_field_fn)(const profile_band *b);
+
+const char *report_sort_name(report_sort s);
+const profile_band **report_order(const profile *p, const report_opts *o);
+double report_f_max(const profile_band *b);
+double report_f_mean(const profile_band *b);
+double report_f_size(const profile_band *b);
+double report_f_slope(const profile_band *b);
+long report_dict_id(report_out *o, const char *s, size_t len);
+size_t *report_buckets(const profile *p, size_t *count);
+size_t report_utf8_len(const unsigned char *s, size_t n);
+void report_dict_free(report_dict *d);
+void report_ipe_cols(const profile_band *b, const char *col[5]);
+void report_json_str(FILE *f, const char *str, size_t len);
+void report_num(FILE *f, double v);
+void report_options(FILE *f, const report_opts *o);
+void report_profile(report_out *o, const profile *p, const char *input,
+                    const profile_band *const *chart, const char *const *labels,
+                    size_t nchart);
+void report_series(FILE *f, const profile *p, const double *v, const size_t *bk,
+                   size_t n);
+void report_sid(report_out *o, const char *s);
+void report_spark(FILE *f, const profile *p, const profile_band *b,
+                  const size_t *bk, size_t n);
+void report_strings(report_out *o);
+
+#endif
