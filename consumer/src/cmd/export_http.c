@@ -1,0 +1,244 @@
+/* rtscope export: GET /metrics and POST /control/... (libmicrohttpd, run
+ * from the export loop: Note [One thread, one poll] in export.c). */
+#define _POSIX_C_SOURCE 200809L
+#include "export.h"
+
+#include "cli.h"
+#include "prom.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+/* ---------------------------------------------------------------------- */
+/* HTTP: /metrics and /control/...                                         */
+
+static void export_write_self(exporter *ex, FILE *f)
+{
+    struct rusage ru;
+    long rss_pages = 0;
+    FILE *sm = fopen("/proc/self/statm", "r");
+    if (sm) {
+        long size;
+        if (fscanf(sm, "%ld %ld", &size, &rss_pages) != 2)
+            rss_pages = 0;
+        fclose(sm);
+    }
+    prom_write_family(f, "process_resident_memory_bytes", "gauge",
+                      "Resident memory of the exporter.");
+    fprintf(f, "process_resident_memory_bytes %lld\n",
+            (long long)rss_pages * sysconf(_SC_PAGESIZE));
+    if (getrusage(RUSAGE_SELF, &ru) == 0) {
+        prom_write_family(f, "process_cpu_seconds_total", "counter",
+                          "CPU time of the exporter.");
+        fprintf(f, "process_cpu_seconds_total %.6f\n",
+                (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+                    (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+    }
+    prom_write_family(f, "rtscope_scrapes_total", "counter",
+                      "Requests for /metrics served.");
+    fprintf(f, "rtscope_scrapes_total %llu\n",
+            (unsigned long long)ex->scrapes);
+    if (!ex->ix)
+        return;
+    influx_stats st;
+    influx_get_stats(ex->ix, &st);
+    static const struct {
+        const char *name, *type, *help;
+    } fam[] = {
+        {"rtscope_influx_queue_bytes", "gauge",
+         "Line-protocol bytes waiting to be written to InfluxDB."},
+        {"rtscope_influx_queue_points", "gauge",
+         "Points waiting to be written to InfluxDB."},
+        {"rtscope_influx_queue_max_bytes", "gauge",
+         "Bound of the InfluxDB queue (--influx-queue)."},
+        {"rtscope_influx_sent_points_total", "counter",
+         "Points InfluxDB accepted."},
+        {"rtscope_influx_dropped_points_total", "counter",
+         "Points dropped: queue full during an outage, or rejected by "
+         "InfluxDB."},
+        {"rtscope_influx_failed_requests_total", "counter",
+         "Write requests that failed and were retried."},
+    };
+    const uint64_t v[] = {st.queued_bytes,   st.queued_points,
+                          st.queue_max,      st.sent_points,
+                          st.dropped_points, st.failed_requests};
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        prom_write_family(f, fam[i].name, fam[i].type, fam[i].help);
+        fprintf(f, "%s %llu\n", fam[i].name, (unsigned long long)v[i]);
+    }
+}
+
+static enum MHD_Result export_respond(struct MHD_Connection *c,
+                                      unsigned status, const char *type,
+                                      char *body, size_t len)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result export_text(struct MHD_Connection *c, unsigned status,
+                                   const char *text)
+{
+    char *b = strdup(text);
+    if (!b)
+        return MHD_NO;
+    return export_respond(c, status, "text/plain; charset=utf-8", b,
+                          strlen(b));
+}
+
+static enum MHD_Result export_control(exporter *ex, struct MHD_Connection *c,
+                                      const char *what)
+{
+    enum target_command cmd;
+    if (strcmp(what, "request-heap-census") == 0)
+        cmd = TARGET_CMD_REQUEST_CENSUS;
+    else if (strcmp(what, "start-heap-profiling") == 0)
+        cmd = TARGET_CMD_START_HEAP_PROF;
+    else if (strcmp(what, "stop-heap-profiling") == 0)
+        cmd = TARGET_CMD_STOP_HEAP_PROF;
+    else
+        return export_text(c, MHD_HTTP_NOT_FOUND,
+                           "unknown control: use /control/request-heap-"
+                           "census, /control/start-heap-profiling or "
+                           "/control/stop-heap-profiling\n");
+    const char *pid = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+                                                  "pid");
+    const char *prog = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+                                                   "program");
+    const char *tspec = MHD_lookup_connection_value(
+        c, MHD_GET_ARGUMENT_KIND, "target");
+    char *body = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&body, &len);
+    if (!f)
+        return MHD_NO;
+    unsigned sent = 0, failed = 0;
+    ex->control_requests++;
+    for (size_t i = 0; i < ex->ntargets; i++) {
+        target *t = ex->targets[i];
+        const metrics *m = t->m;
+        if (!m || t->ended)
+            continue;
+        if (pid && (!m->have_pid || strtoul(pid, NULL, 10) != m->pid))
+            continue;
+        if (prog && strcmp(prog, m->program) != 0)
+            continue;
+        if (tspec && strcmp(tspec, t->spec) != 0)
+            continue;
+        int ok = target_send(t, cmd) == 0;
+        fprintf(f, "%s: %s (pid %lu, %s): %s\n", target_command_name(cmd),
+                m->program, (unsigned long)m->pid, t->spec,
+                ok ? "sent" : t->status);
+        if (ok)
+            sent++;
+        else
+            failed++;
+    }
+    if (!sent && !failed)
+        fprintf(f, "%s: no connected program matches\n",
+                target_command_name(cmd));
+    if (fclose(f) != 0) {
+        free(body);
+        return MHD_NO;
+    }
+    unsigned status = sent ? MHD_HTTP_OK
+                      : failed ? MHD_HTTP_BAD_GATEWAY
+                               : MHD_HTTP_NOT_FOUND;
+    return export_respond(c, status, "text/plain; charset=utf-8", body, len);
+}
+
+enum MHD_Result export_http(void *cls, struct MHD_Connection *c,
+                                   const char *url, const char *method,
+                                   const char *version,
+                                   const char *upload_data,
+                                   size_t *upload_data_size, void **con_cls)
+{
+    static int first_call_marker;
+    exporter *ex = cls;
+    (void)version;
+    (void)upload_data;
+    if (!*con_cls) {
+        *con_cls = &first_call_marker;
+        return MHD_YES;
+    }
+    if (*upload_data_size) { /* a control request's body is ignored */
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    int get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
+              strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    int post = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
+    if (strncmp(url, "/control/", 9) == 0) {
+        if (!post)
+            return export_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+                               "control requests are POST requests\n");
+        return export_control(ex, c, url + 9);
+    }
+    if (strcmp(url, "/metrics") == 0) {
+        if (!get)
+            return export_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+                               "/metrics: use GET\n");
+        char *body = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&body, &len);
+        if (!f)
+            return MHD_NO;
+        ex->scrapes++;
+        prom_write_targets(f, ex->targets, ex->ntargets);
+        export_write_self(ex, f);
+        if (fclose(f) != 0) {
+            free(body);
+            return MHD_NO;
+        }
+        return export_respond(c, MHD_HTTP_OK, PROM_CONTENT_TYPE, body, len);
+    }
+    if (strcmp(url, "/") == 0 && get)
+        return export_text(c, MHD_HTTP_OK,
+                           "rtscope export\n\nGET  /metrics\n"
+                           "POST /control/request-heap-census[?pid=N|"
+                           "program=NAME|target=SPEC]\n"
+                           "POST /control/start-heap-profiling\n"
+                           "POST /control/stop-heap-profiling\n");
+    return export_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
+}
+
+/* Parse HOST:PORT, :PORT, PORT or [V6]:PORT; HOST defaults to 127.0.0.1. */
+int export_listen_addr(const char *spec, struct sockaddr_storage *ss,
+                              char *why, size_t why_len)
+{
+    el_hostport hp;
+    el_error err;
+    if (el_hostport_parse(spec, "127.0.0.1", &hp, &err) != EL_OK) {
+        snprintf(why, why_len, "%s", err.msg);
+        return -1;
+    }
+    const char *host = hp.host, *port = hp.port;
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    int g = getaddrinfo(host, port, &hints, &res);
+    if (g != 0) {
+        snprintf(why, why_len, "cannot resolve '%s': %s", host,
+                 gai_strerror(g));
+        return -1;
+    }
+    memset(ss, 0, sizeof(*ss));
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    freeaddrinfo(res);
+    return 0;
+}
+
