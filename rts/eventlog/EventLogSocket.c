@@ -1080,11 +1080,11 @@ on_command(void *ctx, int cmd)
     Client *cl = ctx;
     sock.stats.control_ok++;
     switch (cmd) {
-    case ELC_START_EVENTLOG: cl->paused = false; break;
-    case ELC_STOP_EVENTLOG:  cl->paused = true; break;
-    case ELC_START_HEAP_PROF: startHeapProfTimer(); break;
-    case ELC_STOP_HEAP_PROF:  stopHeapProfTimer(); break;
-    case ELC_REQUEST_CENSUS:  requestHeapCensus(); break;
+    case EVENTLOG_SOCKET_CMD_START_EVENTLOG: cl->paused = false; break;
+    case EVENTLOG_SOCKET_CMD_STOP_EVENTLOG: cl->paused = true; break;
+    case EVENTLOG_SOCKET_CMD_START_HEAP_PROF: startHeapProfTimer(); break;
+    case EVENTLOG_SOCKET_CMD_STOP_HEAP_PROF: stopHeapProfTimer(); break;
+    case EVENTLOG_SOCKET_CMD_REQUEST_CENSUS: requestHeapCensus(); break;
     }
 }
 
