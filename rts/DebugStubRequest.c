@@ -164,32 +164,17 @@ get8 (StubConn *c)
     return (uint8_t) c->frame[c->pos++];
 }
 
-static uint16_t
-get16be (StubConn *c)
+// The next n bytes of the request, as they are (callers check have()).
+static void
+getBytes (StubConn *c, void *out, uint32_t n)
 {
-    uint16_t x;
-    memcpy(&x, c->frame + c->pos, 2);
-    c->pos += 2;
-    return ntohs(x);
+    memcpy(out, c->frame + c->pos, n);
+    c->pos += n;
 }
 
-static uint32_t
-get32be (StubConn *c)
-{
-    uint32_t x;
-    memcpy(&x, c->frame + c->pos, 4);
-    c->pos += 4;
-    return ntohl(x);
-}
-
-static StgWord
-getPtr (StubConn *c)
-{
-    uint64_t x;
-    memcpy(&x, c->frame + c->pos, 8);
-    c->pos += 8;
-    return (StgWord) x;
-}
+static uint16_t get16be (StubConn *c) { uint16_t x; getBytes(c, &x, 2); return ntohs(x); }
+static uint32_t get32be (StubConn *c) { uint32_t x; getBytes(c, &x, 4); return ntohl(x); }
+static StgWord  getPtr  (StubConn *c) { uint64_t x; getBytes(c, &x, 8); return (StgWord) x; }
 
 /* -----------------------------------------------------------------------------
    Answers that wait for a pause
