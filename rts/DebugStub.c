@@ -26,12 +26,12 @@
 #include "RtsPause.h"
 #include "DebugStubRequest.h"
 #include "DebugStubVerify.h"
+#include "posix/ServiceThread.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -495,11 +495,7 @@ rts_debugStubStart (const char *path)
     stub.wake_wr = pipefd[1];
 
     // The thread blocks every signal: the program's handlers run elsewhere.
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int err = pthread_create(&stub.thread, NULL, stubThread, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int err = createServiceThread(&stub.thread, stubThread);
     if (err != 0) {
         close(fd);
         close(pipefd[0]);

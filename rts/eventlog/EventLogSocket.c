@@ -17,11 +17,11 @@
 #include "eventlog/EventLogSocket.h"
 #include "eventlog/EventLogSocketClients.h"
 #include "posix/EventLogSocketListen.h"
+#include "posix/ServiceThread.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,11 +361,7 @@ listen_start(const char *addr)
     OS_RELEASE_LOCK(&sock.lock);
 
     /* the thread takes no signal: they belong to the RTS */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int r = pthread_create(&sock.thread, NULL, socket_thread, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int r = createServiceThread(&sock.thread, socket_thread);
     if (r != 0) {
         errorBelch("eventlog-socket: cannot start its thread: %s", strerror(r));
         OS_ACQUIRE_LOCK(&sock.lock);
