@@ -14,6 +14,12 @@
  * "=PATH"). Returns false if ARG is malformed. */
 bool debugStubFlag (const char *arg);
 
+/* Whether hs_init starts the stub (+RTS --debug-stub, or GHC_DEBUG_SOCKET
+ * in the environment), and *path, the flag's PATH or NULL (the default).
+ * In the non-threaded RTS, says why it cannot (and exits if the flag asked
+ * for it). rts/DebugStubFlags.c */
+bool debugStubWanted (const char **path);
+
 /* End of hs_init: start the stub if +RTS --debug-stub or GHC_DEBUG_SOCKET
  * asks for it. */
 void initDebugStub (void);

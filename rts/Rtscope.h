@@ -9,6 +9,8 @@
 
 #pragma once
 
+/* The one place rtscope's version is written: consumer/Makefile and
+ * scripts/lib.sh read it from this line. */
 #define RTSCOPE_VERSION "0.1.0"
 
 /* See Note [rtscope user messages] */

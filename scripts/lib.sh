@@ -1,11 +1,12 @@
 # Shared helpers for rtscope's scripts. Sourced, not run.
 # shellcheck shell=bash
 
-RTSCOPE_VERSION=0.1.0
 GHC_VERSION=9.0.2
 GHC_DEB_VERSION=9.0.2-4
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# rtscope's version is written once, in the RTS's rts/Rtscope.h.
+RTSCOPE_VERSION=$(sed -n 's/^#define RTSCOPE_VERSION "\(.*\)"$/\1/p' "$top/rts/Rtscope.h")
 build="${RTSCOPE_BUILD:-$top/_build}"
 src="$build/src/ghc-$GHC_VERSION"
 tree="$build/tree"

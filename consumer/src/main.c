@@ -5,9 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#ifndef RTSCOPE_VERSION
-#define RTSCOPE_VERSION "0.1.0"
-#endif
+/* RTSCOPE_VERSION: -D from the Makefile, which reads rts/Rtscope.h */
 
 static const cli_command *const main_commands[] = {
     &cli_cmd_show,

@@ -539,18 +539,15 @@ void target_step(target *t, short revents, int64_t now, size_t max_bytes)
 
 int target_send(target *t, enum target_command cmd)
 {
-    /* magic F0 9E 97 8C, version 0, namespace length, namespace, command */
-    static const char ns[] = "eventlog-socket";
-    uint8_t msg[4 + 1 + 1 + sizeof(ns) - 1 + 1];
+    /* magic, version, namespace length, namespace, command */
+    uint8_t msg[EVENTLOG_SOCKET_CONTROL_LEN];
     size_t n = 0;
-    msg[n++] = 0xF0;
-    msg[n++] = 0x9E;
-    msg[n++] = 0x97;
-    msg[n++] = 0x8C;
-    msg[n++] = 0;
-    msg[n++] = (uint8_t)(sizeof(ns) - 1);
-    memcpy(msg + n, ns, sizeof(ns) - 1);
-    n += sizeof(ns) - 1;
+    memcpy(msg, EVENTLOG_SOCKET_MAGIC, EVENTLOG_SOCKET_MAGIC_LEN);
+    n += EVENTLOG_SOCKET_MAGIC_LEN;
+    msg[n++] = EVENTLOG_SOCKET_PROTOCOL_VERSION;
+    msg[n++] = EVENTLOG_SOCKET_NAMESPACE_LEN;
+    memcpy(msg + n, EVENTLOG_SOCKET_NAMESPACE, EVENTLOG_SOCKET_NAMESPACE_LEN);
+    n += EVENTLOG_SOCKET_NAMESPACE_LEN;
     msg[n++] = (uint8_t)cmd;
     int fd = t->graph ? el_graph_fd(t->graph) : -1;
     if (t->state != TARGET_STREAMING || fd < 0) {

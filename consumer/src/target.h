@@ -19,6 +19,7 @@
 #define RTSCOPE_TARGET_H
 
 #include "rtscope/model/metrics.h"
+#include "rts/EventLogSocketProtocol.h"
 
 #include <poll.h>
 #include <stddef.h>
@@ -30,14 +31,14 @@ enum target_state {
     TARGET_STREAMING,  /* connected, reading */
 };
 
-/* Control commands of the eventlog-socket protocol (docs/eventlog-socket.md).
- */
+/* Control commands of the eventlog-socket protocol (docs/eventlog-socket.md;
+ * the codes are the RTS's, includes/rts/EventLogSocketProtocol.h). */
 enum target_command {
-    TARGET_CMD_START_EVENTLOG = 1,
-    TARGET_CMD_STOP_EVENTLOG = 2,
-    TARGET_CMD_START_HEAP_PROF = 3,
-    TARGET_CMD_STOP_HEAP_PROF = 4,
-    TARGET_CMD_REQUEST_CENSUS = 5,
+    TARGET_CMD_START_EVENTLOG = EVENTLOG_SOCKET_CMD_START_EVENTLOG,
+    TARGET_CMD_STOP_EVENTLOG = EVENTLOG_SOCKET_CMD_STOP_EVENTLOG,
+    TARGET_CMD_START_HEAP_PROF = EVENTLOG_SOCKET_CMD_START_HEAP_PROF,
+    TARGET_CMD_STOP_HEAP_PROF = EVENTLOG_SOCKET_CMD_STOP_HEAP_PROF,
+    TARGET_CMD_REQUEST_CENSUS = EVENTLOG_SOCKET_CMD_REQUEST_CENSUS,
 };
 
 typedef struct target target;

@@ -15,9 +15,9 @@
 
 #include <string.h>
 
-static const uint8_t magic[4] = { 0xF0, 0x9E, 0x97, 0x8C };
-static const char ns_name[] = "eventlog-socket";
-#define NS_NAME_LEN (sizeof(ns_name) - 1)
+static const uint8_t magic[EVENTLOG_SOCKET_MAGIC_LEN] = EVENTLOG_SOCKET_MAGIC;
+static const char ns_name[] = EVENTLOG_SOCKET_NAMESPACE;
+#define NS_NAME_LEN EVENTLOG_SOCKET_NAMESPACE_LEN
 
 void
 elc_init(ElcParser *p)
@@ -57,7 +57,7 @@ elc_feed(ElcParser *p, const uint8_t *buf, size_t len,
             }
             break;
         case ELC_VERSION:
-            if (b == 0) p->state = ELC_NSLEN;
+            if (b == EVENTLOG_SOCKET_PROTOCOL_VERSION) p->state = ELC_NSLEN;
             else resync(p, b, ignored);   /* unknown version: layout unknown */
             break;
         case ELC_NSLEN:
@@ -74,7 +74,7 @@ elc_feed(ElcParser *p, const uint8_t *buf, size_t len,
             p->state = ELC_MAGIC;
             p->magic_seen = 0;
             p->in_garbage = 0;
-            if (p->ns_ok && b >= ELC_START_EVENTLOG && b <= ELC_REQUEST_CENSUS) {
+            if (p->ns_ok && b >= EVENTLOG_SOCKET_CMD_FIRST && b <= EVENTLOG_SOCKET_CMD_LAST) {
                 on_command(ctx, b);
             } else {
                 (*ignored)++;

@@ -11,7 +11,7 @@
  *    error stops the splitter; and feeding in pieces gives the same units
  *    as feeding at once.
  *
- * Build: clang -fsanitize=fuzzer,address,undefined -Irts/eventlog \
+ * Build: clang -fsanitize=fuzzer,address,undefined -Irts/eventlog -Iincludes \
  *   rts/eventlog/EventLogSocketControl.c rts/eventlog/EventLogStream.c \
  *   testsuite/fuzz/fuzz_elsock.c
  */

@@ -85,13 +85,13 @@ uint64_t dbg_rdptr(const unsigned char *p)
 const char *dbg_status_name(int status)
 {
     switch (status) {
-    case DBG_OKAY: return "OKAY";
-    case DBG_OKAY_CONTINUES: return "OKAY_CONTINUES";
-    case DBG_BAD_COMMAND: return "BAD_COMMAND";
-    case DBG_ALREADY_PAUSED: return "ALREADY_PAUSED";
-    case DBG_NOT_PAUSED: return "NOT_PAUSED";
-    case DBG_NO_RESUME: return "NO_RESUME";
-    case DBG_BAD_STACK: return "BAD_STACK";
+    case DEBUG_STUB_RESP_OKAY: return "OKAY";
+    case DEBUG_STUB_RESP_OKAY_CONTINUES: return "OKAY_CONTINUES";
+    case DEBUG_STUB_RESP_BAD_COMMAND: return "BAD_COMMAND";
+    case DEBUG_STUB_RESP_ALREADY_PAUSED: return "ALREADY_PAUSED";
+    case DEBUG_STUB_RESP_NOT_PAUSED: return "NOT_PAUSED";
+    case DEBUG_STUB_RESP_NO_RESUME: return "NO_RESUME";
+    case DEBUG_STUB_RESP_BAD_STACK: return "BAD_STACK";
     default: return "unknown status";
     }
 }
@@ -99,24 +99,24 @@ const char *dbg_status_name(int status)
 const char *dbg_command_name(uint32_t cmd)
 {
     switch (cmd) {
-    case DBG_CMD_VERSION: return "VERSION";
-    case DBG_CMD_PAUSE: return "PAUSE";
-    case DBG_CMD_RESUME: return "RESUME";
-    case DBG_CMD_ROOTS: return "ROOTS";
-    case DBG_CMD_CLOSURES: return "CLOSURES";
-    case DBG_CMD_INFO_TABLES: return "INFO_TABLES";
-    case DBG_CMD_STACK_BITMAP: return "STACK_BITMAP";
-    case DBG_CMD_POLL: return "POLL";
-    case DBG_CMD_SAVED_OBJECTS: return "SAVED_OBJECTS";
-    case DBG_CMD_CON_DESCR: return "CON_DESCR";
-    case DBG_CMD_SOURCE_INFO: return "SOURCE_INFO";
-    case DBG_CMD_BLOCKS: return "BLOCKS";
-    case DBG_CMD_BLOCK: return "BLOCK";
-    case DBG_CMD_FUN_BITMAP: return "FUN_BITMAP";
-    case DBG_CMD_SRT: return "SRT";
-    case DBG_CMD_PAUSE_AFTER_GC: return "PAUSE_AFTER_GC";
-    case DBG_CMD_STAY_PAUSED: return "STAY_PAUSED";
-    case DBG_CMD_PAUSE_AFTER_CENSUS: return "PAUSE_AFTER_CENSUS";
+    case DEBUG_STUB_CMD_VERSION: return "VERSION";
+    case DEBUG_STUB_CMD_PAUSE: return "PAUSE";
+    case DEBUG_STUB_CMD_RESUME: return "RESUME";
+    case DEBUG_STUB_CMD_ROOTS: return "ROOTS";
+    case DEBUG_STUB_CMD_CLOSURES: return "CLOSURES";
+    case DEBUG_STUB_CMD_INFO_TABLES: return "INFO_TABLES";
+    case DEBUG_STUB_CMD_STACK_BITMAP: return "STACK_BITMAP";
+    case DEBUG_STUB_CMD_POLL: return "POLL";
+    case DEBUG_STUB_CMD_SAVED_OBJECTS: return "SAVED_OBJECTS";
+    case DEBUG_STUB_CMD_CON_DESCR: return "CON_DESCR";
+    case DEBUG_STUB_CMD_SOURCE_INFO: return "SOURCE_INFO";
+    case DEBUG_STUB_CMD_BLOCKS: return "BLOCKS";
+    case DEBUG_STUB_CMD_BLOCK: return "BLOCK";
+    case DEBUG_STUB_CMD_FUN_BITMAP: return "FUN_BITMAP";
+    case DEBUG_STUB_CMD_SRT: return "SRT";
+    case DEBUG_STUB_CMD_PAUSE_AFTER_GC: return "PAUSE_AFTER_GC";
+    case DEBUG_STUB_CMD_STAY_PAUSED: return "STAY_PAUSED";
+    case DEBUG_STUB_CMD_PAUSE_AFTER_CENSUS: return "PAUSE_AFTER_CENSUS";
     default: return "command";
     }
 }
@@ -362,8 +362,8 @@ int dbg_request(dbg_conn *c, uint32_t cmd, const dbg_buf *body, dbg_buf *out)
     }
     out->len = 0;
     for (;;) {
-        unsigned char fh[6];
-        int r = read_full(c->fd, fh, 6, c->timeout_ms);
+        unsigned char fh[DEBUG_STUB_RESP_HEADER_LEN];
+        int r = read_full(c->fd, fh, sizeof(fh), c->timeout_ms);
         if (r == 0) {
             uint32_t len = dbg_rd32(fh);
             if (len > out->cap - out->len || !out->p) {
@@ -381,9 +381,9 @@ int dbg_request(dbg_conn *c, uint32_t cmd, const dbg_buf *body, dbg_buf *out)
                 size_t start = out->len;
                 out->len += len;
                 uint16_t st = dbg_rd16(fh + 4);
-                if (st == DBG_OKAY_CONTINUES)
+                if (st == DEBUG_STUB_RESP_OKAY_CONTINUES)
                     continue;
-                if (st == DBG_BAD_COMMAND) {
+                if (st == DEBUG_STUB_RESP_BAD_COMMAND) {
                     if (len >= 2) {
                         c->reason = dbg_rd16(out->p + start);
                         conn_err(c, "%s: the stub refused it: %.*s (reason %d)",
@@ -394,8 +394,8 @@ int dbg_request(dbg_conn *c, uint32_t cmd, const dbg_buf *body, dbg_buf *out)
                                  dbg_command_name(cmd));
                     }
                 }
-                if (st != DBG_OKAY) {
-                    if (st != DBG_BAD_COMMAND)
+                if (st != DEBUG_STUB_RESP_OKAY) {
+                    if (st != DEBUG_STUB_RESP_BAD_COMMAND)
                         conn_err(c, "%s: %s", dbg_command_name(cmd),
                                  dbg_status_name(st));
                     out->len = 0;
@@ -415,7 +415,7 @@ int dbg_request_ok(dbg_conn *c, uint32_t cmd, const dbg_buf *body,
                    dbg_buf *out)
 {
     int st = dbg_request(c, cmd, body, out);
-    return st == DBG_OKAY ? 0 : -1;
+    return st == DEBUG_STUB_RESP_OKAY ? 0 : -1;
 }
 
 /* ---- simple requests -------------------------------------------------- */
@@ -423,7 +423,7 @@ int dbg_request_ok(dbg_conn *c, uint32_t cmd, const dbg_buf *body,
 int dbg_version(dbg_conn *c, uint32_t *version)
 {
     dbg_buf out = {0};
-    int r = dbg_request_ok(c, DBG_CMD_VERSION, NULL, &out);
+    int r = dbg_request_ok(c, DEBUG_STUB_CMD_VERSION, NULL, &out);
     if (r == 0 && out.len < 4) {
         conn_err(c, "VERSION: short reply");
         r = -1;
@@ -438,13 +438,13 @@ int dbg_pause(dbg_conn *c, int after_gc, int *was_paused)
 {
     dbg_buf b = {0}, out = {0};
     dbg_buf_put8(&b, after_gc ? 1 : 0);
-    int st = dbg_request(c, after_gc ? DBG_CMD_PAUSE_AFTER_GC : DBG_CMD_PAUSE,
+    int st = dbg_request(c, after_gc ? DEBUG_STUB_CMD_PAUSE_AFTER_GC : DEBUG_STUB_CMD_PAUSE,
                          &b, &out);
     dbg_buf_free(&b);
     dbg_buf_free(&out);
     if (was_paused)
-        *was_paused = st == DBG_ALREADY_PAUSED;
-    return st == DBG_OKAY || st == DBG_ALREADY_PAUSED ? 0 : -1;
+        *was_paused = st == DEBUG_STUB_RESP_ALREADY_PAUSED;
+    return st == DEBUG_STUB_RESP_OKAY || st == DEBUG_STUB_RESP_ALREADY_PAUSED ? 0 : -1;
 }
 
 int dbg_pause_census(dbg_conn *c, uint64_t *when_ns, uint64_t **skipped,
@@ -453,7 +453,7 @@ int dbg_pause_census(dbg_conn *c, uint64_t *when_ns, uint64_t **skipped,
     dbg_buf out = {0};
     *skipped = NULL;
     *nskipped = 0;
-    int r = dbg_request_ok(c, DBG_CMD_PAUSE_AFTER_CENSUS, NULL, &out);
+    int r = dbg_request_ok(c, DEBUG_STUB_CMD_PAUSE_AFTER_CENSUS, NULL, &out);
     if (r == 0 && (out.len < 8 || (out.len - 8) % 8 != 0)) {
         conn_err(c, "PAUSE_AFTER_CENSUS: reply of %zu bytes", out.len);
         r = -1;
@@ -478,18 +478,18 @@ int dbg_pause_census(dbg_conn *c, uint64_t *when_ns, uint64_t **skipped,
 int dbg_resume(dbg_conn *c, int *was_running)
 {
     dbg_buf out = {0};
-    int st = dbg_request(c, DBG_CMD_RESUME, NULL, &out);
+    int st = dbg_request(c, DEBUG_STUB_CMD_RESUME, NULL, &out);
     dbg_buf_free(&out);
     if (was_running)
-        *was_running = st == DBG_NOT_PAUSED;
-    return st == DBG_OKAY || st == DBG_NOT_PAUSED ? 0 : -1;
+        *was_running = st == DEBUG_STUB_RESP_NOT_PAUSED;
+    return st == DEBUG_STUB_RESP_OKAY || st == DEBUG_STUB_RESP_NOT_PAUSED ? 0 : -1;
 }
 
 int dbg_stay_paused(dbg_conn *c, int on)
 {
     dbg_buf b = {0}, out = {0};
     dbg_buf_put8(&b, on ? 1 : 0);
-    int r = dbg_request_ok(c, DBG_CMD_STAY_PAUSED, &b, &out);
+    int r = dbg_request_ok(c, DEBUG_STUB_CMD_STAY_PAUSED, &b, &out);
     dbg_buf_free(&b);
     dbg_buf_free(&out);
     return r;
@@ -539,7 +539,7 @@ int dbg_con_descr(dbg_conn *c, uint64_t info, char **outs)
 {
     dbg_buf b = {0}, out = {0};
     dbg_buf_putptr(&b, info);
-    int r = dbg_request_ok(c, DBG_CMD_CON_DESCR, &b, &out);
+    int r = dbg_request_ok(c, DEBUG_STUB_CMD_CON_DESCR, &b, &out);
     *outs = NULL;
     if (r == 0) {
         size_t used;
@@ -569,7 +569,7 @@ int dbg_source_info(dbg_conn *c, uint64_t info, char *fields[6], int *nfields)
     for (int i = 0; i < DBG_SOURCE_FIELDS; i++)
         fields[i] = NULL;
     *nfields = 0;
-    int r = dbg_request_ok(c, DBG_CMD_SOURCE_INFO, &b, &out);
+    int r = dbg_request_ok(c, DEBUG_STUB_CMD_SOURCE_INFO, &b, &out);
     if (r == 0) {
         if (out.len < 4) {
             r = -1;

@@ -734,9 +734,9 @@ static int stub_roots(void *src, uint64_t **out, size_t *n)
     dbg_conn *c = src;
     uint64_t *r1, *r2;
     size_t n1, n2;
-    if (dbg_ptr_list(c, DBG_CMD_ROOTS, &r1, &n1) != 0)
+    if (dbg_ptr_list(c, DEBUG_STUB_CMD_ROOTS, &r1, &n1) != 0)
         return -1;
-    if (dbg_ptr_list(c, DBG_CMD_SAVED_OBJECTS, &r2, &n2) != 0) {
+    if (dbg_ptr_list(c, DEBUG_STUB_CMD_SAVED_OBJECTS, &r2, &n2) != 0) {
         free(r1);
         return -1;
     }
@@ -766,13 +766,13 @@ static int stub_closures(void *src, const uint64_t *addrs, size_t n,
     dbg_buf_put16(&body, (uint16_t)n);
     for (size_t i = 0; i < n; i++)
         dbg_buf_putptr(&body, addrs[i]);
-    int st = dbg_request(c, DBG_CMD_CLOSURES, &body, out);
-    if (st == DBG_OKAY) {
+    int st = dbg_request(c, DEBUG_STUB_CMD_CLOSURES, &body, out);
+    if (st == DEBUG_STUB_RESP_OKAY) {
         memset(keep, 1, n);
         dbg_buf_free(&body);
         return 0;
     }
-    if (st != DBG_BAD_COMMAND || c->reason != 3) {
+    if (st != DEBUG_STUB_RESP_BAD_COMMAND || c->reason != DEBUG_STUB_WHY_BAD_ADDRESS) {
         dbg_buf_free(&body);
         return -1;
     }
@@ -782,11 +782,11 @@ static int stub_closures(void *src, const uint64_t *addrs, size_t n,
         body.len = 0;
         dbg_buf_put16(&body, 1);
         dbg_buf_putptr(&body, addrs[i]);
-        st = dbg_request(c, DBG_CMD_CLOSURES, &body, &one);
-        keep[i] = st == DBG_OKAY;
-        if (st == DBG_OKAY)
+        st = dbg_request(c, DEBUG_STUB_CMD_CLOSURES, &body, &one);
+        keep[i] = st == DEBUG_STUB_RESP_OKAY;
+        if (st == DEBUG_STUB_RESP_OKAY)
             dbg_buf_put(out, one.p, one.len);
-        else if (st == DBG_BAD_COMMAND)
+        else if (st == DEBUG_STUB_RESP_BAD_COMMAND)
             (*unreadable)++;
         else {
             dbg_buf_free(&one);
@@ -811,7 +811,7 @@ static int stub_infos(void *src, const uint64_t *want, size_t nw,
         dbg_buf_put16(&body, (uint16_t)k);
         for (size_t i = 0; i < k; i++)
             dbg_buf_putptr(&body, want[start + i]);
-        if (dbg_request_ok(c, DBG_CMD_INFO_TABLES, &body, &out) != 0)
+        if (dbg_request_ok(c, DEBUG_STUB_CMD_INFO_TABLES, &body, &out) != 0)
             goto done;
         if (out.len < k * 20) {
             snprintf(c->err, sizeof(c->err), "INFO_TABLES: short reply");
@@ -839,7 +839,7 @@ static int stub_infos(void *src, const uint64_t *want, size_t nw,
         if (ns) {
             body.p[0] = (unsigned char)(ns >> 8);
             body.p[1] = (unsigned char)ns;
-            if (dbg_request_ok(c, DBG_CMD_SRT, &body, &out) == 0 &&
+            if (dbg_request_ok(c, DEBUG_STUB_CMD_SRT, &body, &out) == 0 &&
                 out.len >= ns * 8) {
                 size_t j = 0;
                 for (size_t i = 0; i < k; i++) {
@@ -877,7 +877,7 @@ static int stub_stack_bitmap(void *src, uint64_t sp, uint32_t off,
     dbg_buf body = {0};
     dbg_buf_putptr(&body, sp);
     dbg_buf_put32(&body, off);
-    int r = dbg_request_ok(src, DBG_CMD_STACK_BITMAP, &body, bm);
+    int r = dbg_request_ok(src, DEBUG_STUB_CMD_STACK_BITMAP, &body, bm);
     dbg_buf_free(&body);
     return r;
 }
@@ -887,7 +887,7 @@ static int stub_fun_bitmap(void *src, uint64_t fun, uint16_t n, dbg_buf *bm)
     dbg_buf body = {0};
     dbg_buf_putptr(&body, fun);
     dbg_buf_put16(&body, n);
-    int r = dbg_request_ok(src, DBG_CMD_FUN_BITMAP, &body, bm);
+    int r = dbg_request_ok(src, DEBUG_STUB_CMD_FUN_BITMAP, &body, bm);
     dbg_buf_free(&body);
     return r;
 }
@@ -897,15 +897,15 @@ static int stub_blocks(void *src, dbg_block **outp, size_t *n)
 {
     dbg_conn *c = src;
     dbg_buf out = {0};
-    if (dbg_request_ok(c, DBG_CMD_BLOCKS, NULL, &out) != 0) {
+    if (dbg_request_ok(c, DEBUG_STUB_CMD_BLOCKS, NULL, &out) != 0) {
         dbg_buf_free(&out);
         return -1;
     }
     size_t k = 0, cap = 0, off = 0;
     dbg_block *v = NULL;
-    while (off + 14 <= out.len) {
+    while (off + DEBUG_STUB_BLOCK_HEADER_LEN <= out.len) {
         uint32_t size = dbg_rd32(out.p + off + 10);
-        if (size > out.len - off - 14)
+        if (size > out.len - off - DEBUG_STUB_BLOCK_HEADER_LEN)
             break;
         if (k == cap) {
             cap = cap ? cap * 2 : 256;
@@ -922,7 +922,7 @@ static int stub_blocks(void *src, dbg_block **outp, size_t *n)
         v[k].start = dbg_rdptr(out.p + off + 2);
         v[k].size = size;
         k++;
-        off += 14 + (size_t)size;
+        off += DEBUG_STUB_BLOCK_HEADER_LEN + (size_t)size;
     }
     int bad = off != out.len;
     dbg_buf_free(&out);

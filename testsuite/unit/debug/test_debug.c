@@ -41,17 +41,17 @@ START_TEST(continues_concatenate)
     dbg_conn c;
     dbg_buf out = {0};
     fake_conn(&c);
-    frame(DBG_OKAY_CONTINUES, "abc", 3);
-    frame(DBG_OKAY_CONTINUES, "", 0);
-    frame(DBG_OKAY, "de", 2);
-    ck_assert_int_eq(dbg_request(&c, DBG_CMD_ROOTS, NULL, &out), DBG_OKAY);
+    frame(DEBUG_STUB_RESP_OKAY_CONTINUES, "abc", 3);
+    frame(DEBUG_STUB_RESP_OKAY_CONTINUES, "", 0);
+    frame(DEBUG_STUB_RESP_OKAY, "de", 2);
+    ck_assert_int_eq(dbg_request(&c, DEBUG_STUB_CMD_ROOTS, NULL, &out), DEBUG_STUB_RESP_OKAY);
     ck_assert_uint_eq(out.len, 5);
     ck_assert(memcmp(out.p, "abcde", 5) == 0);
     /* the request went out as length 4, command 4 */
     unsigned char req[8];
     ck_assert_int_eq(read(peer, req, 8), 8);
     ck_assert_uint_eq(dbg_rd32(req), 4);
-    ck_assert_uint_eq(dbg_rd32(req + 4), DBG_CMD_ROOTS);
+    ck_assert_uint_eq(dbg_rd32(req + 4), DEBUG_STUB_CMD_ROOTS);
     dbg_buf_free(&out);
     dbg_close(&c);
     close(peer);
@@ -63,15 +63,15 @@ START_TEST(bad_command_message)
     dbg_conn c;
     dbg_buf out = {0};
     fake_conn(&c);
-    frame(DBG_OKAY_CONTINUES, "partial", 7);
-    frame(DBG_BAD_COMMAND, "\0\3bad address", 13);
-    ck_assert_int_eq(dbg_request(&c, DBG_CMD_CLOSURES, NULL, &out),
-                     DBG_BAD_COMMAND);
+    frame(DEBUG_STUB_RESP_OKAY_CONTINUES, "partial", 7);
+    frame(DEBUG_STUB_RESP_BAD_COMMAND, "\0\3bad address", 13);
+    ck_assert_int_eq(dbg_request(&c, DEBUG_STUB_CMD_CLOSURES, NULL, &out),
+                     DEBUG_STUB_RESP_BAD_COMMAND);
     ck_assert_uint_eq(out.len, 0); /* partial payload discarded */
     ck_assert_int_eq(c.reason, 3);
     ck_assert_ptr_nonnull(strstr(c.err, "CLOSURES: the stub refused it: bad address (reason 3)"));
-    frame(DBG_NOT_PAUSED, "", 0);
-    ck_assert_int_eq(dbg_request_ok(&c, DBG_CMD_ROOTS, NULL, &out), -1);
+    frame(DEBUG_STUB_RESP_NOT_PAUSED, "", 0);
+    ck_assert_int_eq(dbg_request_ok(&c, DEBUG_STUB_CMD_ROOTS, NULL, &out), -1);
     ck_assert_ptr_nonnull(strstr(c.err, "NOT_PAUSED"));
     dbg_buf_free(&out);
     dbg_close(&c);
@@ -87,7 +87,7 @@ START_TEST(closed_connection)
     unsigned char half[3] = {0, 0, 0};
     ck_assert_int_eq(write(peer, half, 3), 3);
     close(peer);
-    ck_assert_int_eq(dbg_request(&c, DBG_CMD_VERSION, NULL, &out), -1);
+    ck_assert_int_eq(dbg_request(&c, DEBUG_STUB_CMD_VERSION, NULL, &out), -1);
     ck_assert_ptr_nonnull(strstr(c.err, "connection closed by the debuggee"));
     ck_assert_int_eq(c.fd, -1);
     dbg_buf_free(&out);
@@ -106,7 +106,7 @@ START_TEST(source_info_fields)
         dbg_buf_put32(&p, (uint32_t)strlen(f[i]));
         dbg_buf_put(&p, f[i], strlen(f[i]));
     }
-    frame(DBG_OKAY, p.p, (uint32_t)p.len);
+    frame(DEBUG_STUB_RESP_OKAY, p.p, (uint32_t)p.len);
     char *got[6];
     int n;
     ck_assert_int_eq(dbg_source_info(&c, 0x1234, got, &n), 0);
@@ -118,7 +118,7 @@ START_TEST(source_info_fields)
     p.len = 0;
     dbg_buf_put32(&p, 6);
     dbg_buf_put32(&p, 1000);
-    frame(DBG_OKAY, p.p, (uint32_t)p.len);
+    frame(DEBUG_STUB_RESP_OKAY, p.p, (uint32_t)p.len);
     ck_assert_int_eq(dbg_source_info(&c, 0x1234, got, &n), -1);
     dbg_buf_free(&p);
     dbg_close(&c);

@@ -7,36 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum dbg_command {
-    DBG_CMD_VERSION = 1,
-    DBG_CMD_PAUSE = 2,
-    DBG_CMD_RESUME = 3,
-    DBG_CMD_ROOTS = 4,
-    DBG_CMD_CLOSURES = 5,
-    DBG_CMD_INFO_TABLES = 6,
-    DBG_CMD_STACK_BITMAP = 7,
-    DBG_CMD_POLL = 8,
-    DBG_CMD_SAVED_OBJECTS = 9,
-    DBG_CMD_CON_DESCR = 11,
-    DBG_CMD_SOURCE_INFO = 12,
-    DBG_CMD_BLOCKS = 14,
-    DBG_CMD_BLOCK = 15,
-    DBG_CMD_FUN_BITMAP = 16,
-    DBG_CMD_SRT = 17,
-    DBG_CMD_PAUSE_AFTER_GC = 64,
-    DBG_CMD_STAY_PAUSED = 65,
-    DBG_CMD_PAUSE_AFTER_CENSUS = 66,
-};
-
-enum dbg_status {
-    DBG_OKAY = 0,
-    DBG_OKAY_CONTINUES = 1,
-    DBG_BAD_COMMAND = 0x100,
-    DBG_ALREADY_PAUSED = 0x101,
-    DBG_NOT_PAUSED = 0x102,
-    DBG_NO_RESUME = 0x103,
-    DBG_BAD_STACK = 0x104,
-};
+/* Commands, statuses, BAD_COMMAND reasons and framing: the stub's own
+ * header (includes/rts/DebugStubProtocol.h). */
+#include "rts/DebugStubProtocol.h"
 
 /* A growable byte buffer; owns p. */
 typedef struct dbg_buf {

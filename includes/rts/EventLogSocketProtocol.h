@@ -1,0 +1,41 @@
+/* -----------------------------------------------------------------------------
+ *
+ * (c) The rtscope developers, 2026
+ *
+ * The control messages that clients of the eventlog socket send to the
+ * program, in eventlog-socket's format (protocol version 0):
+ *
+ *   magic F0 9E 97 8C | version (1 byte) | namespace length N (1 byte) |
+ *   namespace (N bytes, UTF-8) | command (1 byte)
+ *
+ * docs/eventlog-socket.md is the specification; this header is the one
+ * place its facts are written, included by the RTS (rts/eventlog/
+ * EventLogSocketControl.c parses the messages) and by clients (rtscope's
+ * consumer sends them).
+ *
+ * Plain C: macros and enumerations only, no RTS types.
+ *
+ * ---------------------------------------------------------------------------*/
+
+#pragma once
+
+#define EVENTLOG_SOCKET_MAGIC             "\xF0\x9E\x97\x8C"
+#define EVENTLOG_SOCKET_MAGIC_LEN         4
+#define EVENTLOG_SOCKET_PROTOCOL_VERSION  0
+#define EVENTLOG_SOCKET_NAMESPACE         "eventlog-socket"
+#define EVENTLOG_SOCKET_NAMESPACE_LEN     15
+
+/* The length of a message of the namespace EVENTLOG_SOCKET_NAMESPACE. */
+#define EVENTLOG_SOCKET_CONTROL_LEN \
+    (EVENTLOG_SOCKET_MAGIC_LEN + 2 + EVENTLOG_SOCKET_NAMESPACE_LEN + 1)
+
+/* The commands of the namespace EVENTLOG_SOCKET_NAMESPACE. */
+enum EventLogSocketCommand {
+    EVENTLOG_SOCKET_CMD_START_EVENTLOG   = 1,
+    EVENTLOG_SOCKET_CMD_STOP_EVENTLOG    = 2,
+    EVENTLOG_SOCKET_CMD_START_HEAP_PROF  = 3,
+    EVENTLOG_SOCKET_CMD_STOP_HEAP_PROF   = 4,
+    EVENTLOG_SOCKET_CMD_REQUEST_CENSUS   = 5,
+};
+#define EVENTLOG_SOCKET_CMD_FIRST  EVENTLOG_SOCKET_CMD_START_EVENTLOG
+#define EVENTLOG_SOCKET_CMD_LAST   EVENTLOG_SOCKET_CMD_REQUEST_CENSUS

@@ -1,0 +1,81 @@
+/* -----------------------------------------------------------------------------
+ *
+ * (c) The rtscope developers, 2026
+ *
+ * The debug stub's two halves and what they share (threaded RTS only):
+ *
+ *  - rts/DebugStub.c, the stub's thread: the socket, its connection's life
+ *    and the pause state, which only that thread changes;
+ *  - rts/DebugStubRequest.c, the protocol: reading a request frame,
+ *    answering it in response frames (rts/DebugStubProtocol.h), on the
+ *    stub's thread.
+ *
+ * ---------------------------------------------------------------------------*/
+
+#pragma once
+
+#if defined(THREADED_RTS)
+
+#include "BeginPrivate.h"
+
+// A frame that does not arrive in full, or a reply the debugger does not
+// take, within this time ends the connection. See Note [The debug stub].
+#define STUB_IO_TIMEOUT_MS  10000
+#define STUB_RESP_BUF       (64 * 1024)
+
+typedef enum { WAIT_NONE, WAIT_POLL, WAIT_AFTER_GC } StubWaiting;
+
+// One connection, owned by the stub thread.
+typedef struct {
+    int fd;
+    bool broken;
+    bool stay_paused;
+    StubWaiting waiting;
+    bool census;                // the WAIT_AFTER_GC is for a heap census
+    char *frame;                // the request being handled
+    uint32_t frame_len;
+    uint32_t pos;               // parse position in frame
+    size_t out_len;             // buffered response payload
+    bool out_sent;              // some frame of this response already sent
+    char out[STUB_RESP_BUF];
+} StubConn;
+
+/* -----------------------------------------------------------------------------
+   DebugStubRequest.c
+   -------------------------------------------------------------------------- */
+
+// Read and answer one request. false: the connection is over.
+bool stubServeOne (StubConn *c);
+
+// Answer the request that waits for a pause (POLL, PAUSE_AFTER_GC,
+// PAUSE_AFTER_CENSUS) if the pause it waits for is in.
+void stubAnswerWaiting (StubConn *c);
+
+/* -----------------------------------------------------------------------------
+   DebugStub.c: the pause state, changed by the stub thread only
+   -------------------------------------------------------------------------- */
+
+typedef enum { NOT_PAUSED, PAUSED_BY_STUB, PAUSED_AFTER_GC } StubPauseState;
+
+StubPauseState stubPauseState (void);
+
+// Pause the program (rts_pause), unless it is paused already.
+void stubPause (void);
+
+// Resume the program if the stub paused it.
+void stubResume (void);
+
+// Arm the pause after the next major GC (after the census's GC if census),
+// and withdraw it. See Note [Pause after GC] in RtsPause.c.
+void stubArmAfterGc (bool census);
+void stubCancelAfterGc (void);
+
+// Start a major GC on a thread of its own. false if it cannot be started.
+bool stubStartMajorGc (void);
+
+// The closures saved with rts_debugStubSaveClosure, in order.
+void stubListSavedObjects (void (*fn) (void *user, StgClosure *p), void *user);
+
+#include "EndPrivate.h"
+
+#endif /* THREADED_RTS */
