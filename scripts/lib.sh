@@ -5,8 +5,9 @@ GHC_VERSION=9.0.2
 GHC_DEB_VERSION=9.0.2-4
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# rtscope's version is written once, in the RTS's rts/Rtscope.h.
-RTSCOPE_VERSION=$(sed -n 's/^#define RTSCOPE_VERSION "\(.*\)"$/\1/p' "$top/rts/Rtscope.h")
+# rtscope's version is written once, in the RTS's rts/Rtscope.h (empty when
+# a script runs from a partial copy of the repository, as a test makes one).
+RTSCOPE_VERSION=$(sed -n 's/^#define RTSCOPE_VERSION "\(.*\)"$/\1/p' "$top/rts/Rtscope.h" 2>/dev/null || true)
 build="${RTSCOPE_BUILD:-$top/_build}"
 src="$build/src/ghc-$GHC_VERSION"
 tree="$build/tree"
