@@ -1297,6 +1297,53 @@ START_TEST(test_merge_keeps_stream_order)
 }
 END_TEST
 
+/* The capabilities a pipe's merge waits for are announced in the global
+ * stream's first block (CAP_CREATE); events of that block stamped after the
+ * capabilities' first ones must wait for the announcements and for those
+ * streams, as in a real -N2 program's log. A filtering sink (that does not
+ * want CAP_CREATE) gets the same order. */
+START_TEST(test_merge_waits_for_announced_caps)
+{
+    elbuild b;
+    eb_init(&b);
+    eb_header_std(&b, 0, NULL);
+    eb_block_begin(&b, EL_CAP_NONE, 90);
+    eb_event(&b, EL_GC_START, 200, NULL, 0);
+    eb_event(&b, EL_GC_START, 300, NULL, 0);
+    for (uint16_t cap = 0; cap < 2; cap++) {
+        uint8_t p[2] = {0, (uint8_t)cap};
+        eb_event(&b, EL_CAP_CREATE, 350 + cap, p, sizeof(p));
+    }
+    eb_block_end(&b, 400);
+    for (uint16_t cap = 0; cap < 2; cap++) {
+        eb_block_begin(&b, cap, 95);
+        eb_event(&b, EL_GC_START, 100 + cap, NULL, 0);
+        eb_event(&b, EL_GC_START, 250 + cap, NULL, 0);
+        eb_event(&b, EL_GC_START, 450 + cap, NULL, 0);
+        eb_block_end(&b, 460);
+    }
+    eb_data_end(&b);
+    char *path = write_temp(&b);
+    static uint8_t wanted[65536];
+    wanted[EL_GC_START] = 1;
+    static seen f, p;
+    for (int w = 0; w < 2; w++) {
+        el_reader_result rf, rp;
+        el_error ef, ep;
+        el_status sf = run_seen(path, w ? wanted : NULL, 0, &f, &rf, &ef);
+        el_status sp = run_seen_pipe(&b, w ? wanted : NULL, &p, &rp, &ep);
+        ck_assert_int_eq(sf, EL_OK);
+        ck_assert_uint_eq(rp.merge.late_events, 0);
+        same_reading(sf, &f, &rf, &ef, sp, &p, &rp, &ep);
+        free(f.evs.v);
+        free(p.evs.v);
+    }
+    unlink(path);
+    free(path);
+    eb_free(&b);
+}
+END_TEST
+
 /* One address grammar: every form, and the errors. */
 START_TEST(test_addr_grammar)
 {
@@ -1423,6 +1470,7 @@ static Suite *decoder_suite(void)
     tcase_add_test(tr, test_reader_wanted_filter_exact);
     tcase_add_test(tr, test_reader_file_equals_pipe);
     tcase_add_test(tr, test_merge_keeps_stream_order);
+    tcase_add_test(tr, test_merge_waits_for_announced_caps);
     tcase_add_test(tr, test_addr_grammar);
     tcase_add_test(tc, test_typetab_large_numbers);
     suite_add_tcase(s, tr);

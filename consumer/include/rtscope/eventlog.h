@@ -443,7 +443,6 @@ el_status el_addr_parse(const char *spec, el_addr *out, el_error *err);
  * tcp: addresses; HOST defaults to `default_host`. Port 0 is allowed. */
 el_status el_hostport_parse(const char *s, const char *default_host,
                             el_hostport *out, el_error *err);
-const char *el_addr_kind_name(el_addr_kind kind);
 
 /* ---------------------------------------------------------------------- */
 /* Reader: source -> decoder -> merge -> sink.                             */

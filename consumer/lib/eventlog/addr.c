@@ -103,18 +103,3 @@ el_status el_addr_parse(const char *spec, el_addr *out, el_error *err)
     }
     return EL_OK;
 }
-
-const char *el_addr_kind_name(el_addr_kind kind)
-{
-    switch (kind) {
-    case EL_ADDR_STDIN:
-        return "standard input";
-    case EL_ADDR_FILE:
-        return "file";
-    case EL_ADDR_UNIX:
-        return "unix socket";
-    case EL_ADDR_TCP:
-        return "tcp socket";
-    }
-    return "?";
-}

@@ -387,9 +387,12 @@ static el_status decoder_next_event(el_decoder *dec, el_event *ev)
  * instead walks them in one tight loop: one load from the type table, one
  * from `wanted`, one counter increment, the largest timestamp. It only
  * takes events the general path would have passed through unchanged (whole,
- * declared, inside the current block, not a block marker), so framing
- * errors and truncation are still found, at the same offsets, by
- * el_decoder_next(). Skipped events are never delivered, so their order
+ * declared, inside the current block), so framing errors and truncation are
+ * still found, at the same offsets, by el_decoder_next(); and never one the
+ * merge orders by, wanted or not: block markers (their end times bound a
+ * stream) and the announcements of capabilities (CAP_CREATE,
+ * CAPSET_ASSIGN_CAP: the streams the merge waits for, Note [The merge
+ * bound] in merge.c). Skipped events are never delivered, so their order
  * among other streams' events does not matter; what the file reader must
  * keep exact is the order of the events around them: a skipped event's
  * timestamp still counts in its stream's merge key (Note [Order within a
@@ -412,7 +415,10 @@ static void decoder_skip_table(el_decoder *dec, const uint8_t *wanted)
     for (unsigned t = 0; t < TYPETAB_DIRECT; t++) {
         uint32_t v = dec->tab->lo[t];
         uint32_t size = v & 0xffffu;
-        if (!v || wanted[t] || t == EL_BLOCK_MARKER)
+        /* Never passed over, wanted or not: what the merge orders by (see
+         * Note [Skipping unwanted events]). */
+        if (!v || wanted[t] || t == EL_BLOCK_MARKER || t == EL_CAP_CREATE ||
+            t == EL_CAPSET_ASSIGN_CAP)
             dec->skip_len[t] = 0;
         else if (size == EL_SIZE_VARIABLE)
             dec->skip_len[t] = SKIP_VARIABLE;

@@ -10,7 +10,8 @@
  * decoder's input that the sink does not want (wanted[type] == 0); add 1
  * to counts[type] for each (counts may be NULL) and raise *max_ts to the
  * largest timestamp among them. Stops, leaving it for el_decoder_next(),
- * at a wanted event, a block marker, the end marker, a type from 256 up,
+ * at a wanted event, a block marker, a capability announcement (CAP_CREATE,
+ * CAPSET_ASSIGN_CAP), the end marker, a type from 256 up,
  * or an event not wholly in the input or its block; so the events it
  * passes over all belong to decoder_stream(). Returns the number of events
  * consumed. `wanted` must not change while this decoder uses it (the

@@ -49,7 +49,6 @@ struct el_graph {
     el_status status; /* the verdict once G_DONE */
     el_error err;
     el_reader_result res; /* the file path's */
-    const el_typetab *file_types;
 };
 
 el_graph *el_graph_new(const char *spec, const el_reader_opts *opts,

@@ -25,7 +25,9 @@
  * run before the next one's first event. So the merge expects the RTS's
  * global stream and every capability the stream announces (CAP_CREATE,
  * CAPSET_ASSIGN_CAP, written to the global stream at start-up) and releases
- * nothing, budget permitting, while one of them has not been seen. A live
+ * nothing, budget permitting, while one of them has not been seen, nor
+ * while the first block of the global stream, which holds those
+ * announcements, has not been read to its end. A live
  * RTS flushes every capability's buffer together, so a live stream shows
  * them all at its first flush.
  *
@@ -90,6 +92,11 @@ struct el_merge {
      * the global one until it is seen, and each announced capability. */
     unsigned missing;
     uint8_t *announced; /* bitmap of capabilities announced */
+    /* The global stream's first block holds the announcements: it counts
+     * as missing until it is whole (global_first: 0 not seen yet, 1 being
+     * read, 2 done; global_first_end: the offset where it ends). */
+    int global_first;
+    uint64_t global_first_end;
     int delivered_any;
     int cur_slot; /* stream of the block being read, or -1 */
     uint64_t cur_block_end;
@@ -364,6 +371,17 @@ el_status el_merge_push(el_merge *m, const el_event *ev)
     if (idx < 0)
         return EL_ERR_NOMEM;
     if (ev->type == EL_BLOCK_MARKER) {
+        if (m->global_first == 1 && ev->offset >= m->global_first_end) {
+            m->global_first = 2; /* its announcements are all known */
+            m->missing--;
+        }
+        if (m->global_first == 0 && ev->cap == EL_CAP_NONE) {
+            m->global_first = 1;
+            /* size 0: never closed, it lasts until the next marker */
+            m->global_first_end =
+                ev->u.block.size ? ev->offset + ev->u.block.size : ev->offset + 1;
+            m->missing++;
+        }
         /* The block being read is complete: its stream resumes no earlier
          * than the time the block was closed. */
         if (m->cur_slot >= 0) {

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define READER_CHUNK ((size_t)256 * 1024)
@@ -119,11 +118,11 @@ static int index_add_seg(file_index *ix, uint64_t start, uint16_t cap,
     return 0;
 }
 
-static int index_add_pos(file_index *ix, uint64_t offset, uint32_t len,
+static void index_add_pos(file_index *ix, uint64_t offset, uint32_t len,
                          uint64_t key)
 {
     if (ix->dense)
-        return 0;
+        return;
     if (ix->npos == ix->pos_cap) {
         size_t nc = ix->pos_cap ? ix->pos_cap * 2 : 4096;
         if (nc > ix->pos_max)
@@ -134,7 +133,7 @@ static int index_add_pos(file_index *ix, uint64_t offset, uint32_t len,
             ix->pos = NULL;
             ix->npos = ix->pos_cap = 0;
             ix->dense = 1;
-            return 0;
+            return;
         }
         ix->pos = np;
         ix->pos_cap = nc;
@@ -144,7 +143,6 @@ static int index_add_pos(file_index *ix, uint64_t offset, uint32_t len,
     ix->pos[ix->npos].key = key;
     ix->npos++;
     ix->segs[ix->nsegs - 1].pos_count++;
-    return 0;
 }
 
 /* Pass 1: see Note [Reading a file]. Returns EL_OK once the verdict is in
