@@ -378,8 +378,9 @@ el_status el_merge_push(el_merge *m, const el_event *ev)
         if (m->global_first == 0 && ev->cap == EL_CAP_NONE) {
             m->global_first = 1;
             /* size 0: never closed, it lasts until the next marker */
-            m->global_first_end =
-                ev->u.block.size ? ev->offset + ev->u.block.size : ev->offset + 1;
+            m->global_first_end = ev->u.block.size
+                                      ? ev->offset + ev->u.block.size
+                                      : ev->offset + 1;
             m->missing++;
         }
         /* The block being read is complete: its stream resumes no earlier
