@@ -21,6 +21,7 @@
 #include "RtsPause.h"
 #include "DebugStubRequest.h"
 #include "DebugStubVerify.h"
+#include "DebugStubLayout.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -510,6 +511,111 @@ srtOf (StgWord ptr, StgWord *out, const char **why)
  * without provenance.
  */
 
+/* -----------------------------------------------------------------------------
+   rtscope's batch commands
+   -------------------------------------------------------------------------- */
+
+// A per-item failure of a batch command: the reason, in the item's place.
+static void
+putWhy (StubConn *c, const char *why)
+{
+    size_t n = strlen(why);
+    if (n > 0xffff) n = 0xffff;
+    put16be(c, (uint16_t) n);
+    put(c, why, n);
+}
+
+/* READ_CLOSURES: each closure, or why it cannot be read, and the pointer
+ * map of those that need one (Note [Pointer maps] in DebugStubLayout.c).
+ * A map that stops early (a frame it cannot decode) makes the closure
+ * unreadable, with the reason: a debugger must not follow half a stack. */
+static void
+cmdReadClosures (StubConn *c, uint32_t n)
+{
+    uint8_t *map = NULL;
+    StgWord map_cap = 0;
+    char buf[160];
+    for (uint32_t i = 0; i < n && !c->broken; i++) {
+        const char *why = NULL;
+        StgWord p = (StgWord) UNTAG_CLOSURE((StgClosure *) getPtr(c));
+        StgWord size = stubClosureSizeW(p, &why);
+        if (size == 0) {
+            put32be(c, 0);
+            putWhy(c, why);
+            continue;
+        }
+        bool needs = stubNeedsPointerMap(get_itbl((StgClosure *) p)->type);
+        if (needs) {
+            if (size > map_cap) {
+                map_cap = size;
+                map = stgReallocBytes(map, map_cap, "READ_CLOSURES");
+            }
+            why = stubPointerMap(p, size, map, buf, sizeof(buf));
+            if (why != NULL) {
+                put32be(c, 0);
+                putWhy(c, why);
+                continue;
+            }
+        }
+        put32be(c, (uint32_t) (size * sizeof(StgWord)));
+        put(c, (void *) p, size * sizeof(StgWord));
+        put32be(c, needs ? (uint32_t) size : 0);
+        if (needs) put(c, map, size);
+    }
+    stgFree(map);
+}
+
+/* DESCRIBE_INFOS: for each info pointer, what INFO_TABLES, SRT,
+ * CON_DESCR and SOURCE_INFO answer about it, in one reply. */
+static void
+cmdDescribeInfos (StubConn *c, uint32_t n)
+{
+    for (uint32_t i = 0; i < n && !c->broken; i++) {
+        const char *why = NULL;
+        StgWord p = getPtr(c);
+        const StgInfoTable *info = stubInfoTable(p, sizeof(StgInfoTable), &why);
+        StgWord srt = 0;
+        const StgInfoTable *ci = NULL;
+        bool con = info != NULL && info->type >= CONSTR && info->type <= CONSTR_NOCAF;
+        if (info != NULL && !srtOf(p, &srt, &why)) info = NULL;
+        if (info != NULL && con && !conInfo(p, &ci, &why)) info = NULL;
+        StgWord desc = 0;
+        long len = 0;
+        if (info != NULL && con) {
+            desc = (StgWord) GET_CON_DESC(CON_INFO_PTR_TO_STRUCT((StgInfoTable *) p));
+            len = stubStaticStrlen(desc);
+            if (len < 0) { why = "constructor name not readable"; info = NULL; }
+        }
+        if (info == NULL) {
+            put8(c, 0);
+            putWhy(c, why ? why : "bad address");
+            continue;
+        }
+        put8(c, 1);
+        put32be(c, info->type);
+        put32be(c, info->layout.payload.ptrs);
+        put32be(c, info->layout.payload.nptrs);
+        putPtr(c, srt);
+        if (con) putString(c, (const char *) desc, (size_t) len);
+        else put32be(c, 0);
+        // See Note [Source information]: only a verified table (and, for
+        // a constructor, a readable description) reaches lookupIPE.
+        InfoProvEnt *e = lookupIPE((StgInfoTable *) p);
+        if (e == NULL) {
+            put32be(c, 0);
+        } else {
+            const char *f[6] = { e->prov.table_name, e->prov.closure_desc,
+                                 e->prov.ty_desc, e->prov.label,
+                                 e->prov.module, e->prov.srcloc };
+            put32be(c, 6);
+            for (int k = 0; k < 6; k++) {
+                const char *s = f[k] ? f[k] : "";
+                putString(c, s, strlen(s));
+            }
+        }
+    }
+}
+
 static void
 handleRequest (StubConn *c, uint32_t cmd)
 {
@@ -750,6 +856,18 @@ handleRequest (StubConn *c, uint32_t cmd)
             replyError(c, DEBUG_STUB_RESP_BAD_COMMAND, DEBUG_STUB_WHY_UNSUPPORTED,
                        "cannot start a GC thread");
         }
+        return;
+    }
+
+    case DEBUG_STUB_CMD_READ_CLOSURES:
+    case DEBUG_STUB_CMD_DESCRIBE_INFOS: {
+        if (cmd == DEBUG_STUB_CMD_READ_CLOSURES && !requirePaused(c)) return;
+        if (!have(c, 4)) goto malformed;
+        uint32_t n = get32be(c);
+        if (n > (c->frame_len - c->pos) / 8) goto malformed;
+        if (cmd == DEBUG_STUB_CMD_READ_CLOSURES) cmdReadClosures(c, n);
+        else cmdDescribeInfos(c, n);
+        finish(c, DEBUG_STUB_RESP_OKAY);
         return;
     }
 

@@ -266,19 +266,29 @@ stubClosureSizeW (StgWord p, const char **why)
         return 0;
     }
 
+    // Variable-sized objects: the words up to and including their size
+    // field must lie in the region before closure_sizeW_ reads it. (A
+    // small ARR_WORDS can end exactly at the end of its block: asking for
+    // more than its own header refused it.)
+    StgWord head = 1;
     switch (info->type) {
-    case AP_STACK: case AP: case PAP: case ARR_WORDS:
-    case MUT_ARR_PTRS_CLEAN: case MUT_ARR_PTRS_DIRTY:
-    case MUT_ARR_PTRS_FROZEN_CLEAN: case MUT_ARR_PTRS_FROZEN_DIRTY:
+    case ARR_WORDS: case PAP: case STACK:
     case SMALL_MUT_ARR_PTRS_CLEAN: case SMALL_MUT_ARR_PTRS_DIRTY:
     case SMALL_MUT_ARR_PTRS_FROZEN_CLEAN: case SMALL_MUT_ARR_PTRS_FROZEN_DIRTY:
-    case STACK: case BCO:
-        // the size fields of these lie in their first five words
-        if (avail < 5) { *why = "closure extends past its block"; return 0; }
+        head = 2;
+        break;
+    case AP: case AP_STACK:
+    case MUT_ARR_PTRS_CLEAN: case MUT_ARR_PTRS_DIRTY:
+    case MUT_ARR_PTRS_FROZEN_CLEAN: case MUT_ARR_PTRS_FROZEN_DIRTY:
+        head = 3;
+        break;
+    case BCO:
+        head = 5;
         break;
     default:
         break;
     }
+    if (avail < head) { *why = "closure extends past its block"; return 0; }
 
     StgWord size = closure_sizeW_((StgClosure *) p, info);
     if (size == 0 || size > avail) {

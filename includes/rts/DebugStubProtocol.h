@@ -59,6 +59,20 @@ enum DebugStubCommand {
     DEBUG_STUB_CMD_PAUSE_AFTER_GC     = 64,
     DEBUG_STUB_CMD_STAY_PAUSED        = 65,
     DEBUG_STUB_CMD_PAUSE_AFTER_CENSUS = 66,
+    DEBUG_STUB_CMD_READ_CLOSURES      = 67,
+    DEBUG_STUB_CMD_DESCRIBE_INFOS     = 68,
+};
+
+/* READ_CLOSURES and DESCRIBE_INFOS take a count (4 bytes, big-endian) and
+ * that many pointers; they answer for each pointer in turn, and a pointer
+ * that cannot be read gets its reason in its own place instead of failing
+ * the whole request (docs/debug-protocol.md, "rtscope's extensions").
+ * READ_CLOSURES sends, after a closure that needs one (STACK, AP_STACK,
+ * PAP, AP), its pointer map: a byte per word of the closure. */
+enum DebugStubWord {
+    DEBUG_STUB_WORD_DATA  = 0,  /* not a pointer */
+    DEBUG_STUB_WORD_PTR   = 1,  /* a pointer to a closure */
+    DEBUG_STUB_WORD_FRAME = 2,  /* a stack frame's info pointer */
 };
 
 /* The status of a response frame. */

@@ -526,12 +526,16 @@ cmd_fuzz (double seconds, uint64_t seed)
             uint32_t cmd;
             int kind = rnd() % 10;
             if (kind < 6) {
-                static const uint32_t cmds[] = { 1, 4, 5, 6, 7, 9, 11, 12, 14, 15, 16, 17, 10, 13, 18, 19, 20, 21, 3, 2, 65, 8, 64, 66 };
+                static const uint32_t cmds[] = { 1, 4, 5, 6, 7, 9, 11, 12, 14, 15, 16, 17, 10, 13, 18, 19, 20, 21, 67, 68, 67, 3, 2, 65, 8, 64, 66 };
                 cmd = cmds[rnd() % (sizeof(cmds) / sizeof(cmds[0]) - (rnd() % 8 ? 4 : 0))];
                 int np = rnd() % 3;
                 switch (cmd) {
                 case 5: case 6: case 17:
                     put16(&b, rnd() % 4 ? (uint16_t) (np + 1) : (uint16_t) rnd());
+                    for (int k = 0; k <= np; k++) putptr(&b, fuzz_ptr());
+                    break;
+                case 67: case 68:       // rtscope's batch commands: a 32-bit count
+                    put32(&b, rnd() % 4 ? (uint32_t) (np + 1) : (uint32_t) rnd());
                     for (int k = 0; k <= np; k++) putptr(&b, fuzz_ptr());
                     break;
                 case 7: putptr(&b, fuzz_ptr()); put32(&b, rnd() % 4 ? (rnd() % 64) * 8 : (uint32_t) rnd()); break;

@@ -117,6 +117,8 @@ const char *dbg_command_name(uint32_t cmd)
     case DEBUG_STUB_CMD_PAUSE_AFTER_GC: return "PAUSE_AFTER_GC";
     case DEBUG_STUB_CMD_STAY_PAUSED: return "STAY_PAUSED";
     case DEBUG_STUB_CMD_PAUSE_AFTER_CENSUS: return "PAUSE_AFTER_CENSUS";
+    case DEBUG_STUB_CMD_READ_CLOSURES: return "READ_CLOSURES";
+    case DEBUG_STUB_CMD_DESCRIBE_INFOS: return "DESCRIBE_INFOS";
     default: return "command";
     }
 }
@@ -360,14 +362,18 @@ int dbg_request(dbg_conn *c, uint32_t cmd, const dbg_buf *body, dbg_buf *out)
         dbg_close(c);
         return -1;
     }
+    c->requests++;
     out->len = 0;
     for (;;) {
         unsigned char fh[DEBUG_STUB_RESP_HEADER_LEN];
         int r = read_full(c->fd, fh, sizeof(fh), c->timeout_ms);
         if (r == 0) {
             uint32_t len = dbg_rd32(fh);
+            c->received += DEBUG_STUB_RESP_HEADER_LEN + (size_t)len;
             if (len > out->cap - out->len || !out->p) {
                 size_t nc = out->len + len + 1;
+                if (nc < out->cap * 2) /* geometric: replies of many frames */
+                    nc = out->cap * 2;
                 unsigned char *np = realloc(out->p, nc);
                 if (!np) {
                     conn_err(c, "out of memory");
@@ -519,7 +525,7 @@ int dbg_ptr_list(dbg_conn *c, uint32_t cmd, uint64_t **outp, size_t *n)
     return 0;
 }
 
-static char *take_string(const unsigned char *p, size_t avail, size_t *used)
+char *dbg_take_string(const unsigned char *p, size_t avail, size_t *used)
 {
     if (avail < 4)
         return NULL;
@@ -543,7 +549,7 @@ int dbg_con_descr(dbg_conn *c, uint64_t info, char **outs)
     *outs = NULL;
     if (r == 0) {
         size_t used;
-        *outs = take_string(out.p, out.len, &used);
+        *outs = dbg_take_string(out.p, out.len, &used);
         if (!*outs) {
             conn_err(c, "CON_DESCR: malformed reply");
             r = -1;
@@ -580,7 +586,7 @@ int dbg_source_info(dbg_conn *c, uint64_t info, char *fields[6], int *nfields)
                 r = -1;
             for (uint32_t i = 0; r == 0 && i < n; i++) {
                 size_t used = 0;
-                fields[i] = take_string(out.p + off, out.len - off, &used);
+                fields[i] = dbg_take_string(out.p + off, out.len - off, &used);
                 if (!fields[i])
                     r = -1;
                 off += used;

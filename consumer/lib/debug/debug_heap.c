@@ -5,6 +5,8 @@
 #include "rtscope/debug/debug_heap.h"
 #include "rtscope/debug/debug_snap.h"
 
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,10 +44,6 @@ int dbg_type_is_constr(uint32_t type)
 }
 
 static int type_is_fun(uint32_t t) { return t >= DBG_FUN && t <= DBG_FUN_STATIC; }
-static int type_is_thunk(uint32_t t)
-{
-    return t >= DBG_THUNK && t <= DBG_THUNK_SELECTOR;
-}
 static int type_is_frame(uint32_t t)
 {
     return (t >= DBG_RET_SMALL && t <= DBG_STOP_FRAME) ||
@@ -125,6 +123,26 @@ void dbg_u64map_free(dbg_u64map *m)
 static void heap_err(dbg_heap *h, const char *msg)
 {
     snprintf(h->err, sizeof(h->err), "%s", msg);
+}
+
+/* A closure or frame that cannot be read: counted, and the first few kept
+ * with where they are and why, for the warning every command prints. */
+static void note_unreadable(dbg_heap *h, uint64_t addr, uint64_t parent,
+                            const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void note_unreadable(dbg_heap *h, uint64_t addr, uint64_t parent,
+                            const char *fmt, ...)
+{
+    h->unreadable++;
+    if (h->nunread >= DBG_UNREADABLE_KEPT)
+        return;
+    dbg_unreadable *u = &h->unread[h->nunread++];
+    u->addr = addr;
+    u->parent = parent;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(u->why, sizeof(u->why), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized): va_start above */
+    va_end(ap);
 }
 
 /* After a source call failed: take its message. */
@@ -224,10 +242,18 @@ static int fetch_infos(dbg_heap *h, const uint64_t *ptrs, size_t n)
     }
     int r = h->ops->infos(h->src, want, nw, fresh);
     free(want);
-    if (r != 0)
+    if (r != 0) { /* what a failed source filled in before it failed */
+        for (size_t i = 0; i < nw; i++) {
+            free(fresh[i].con);
+            for (int k = 0; k < DBG_SOURCE_FIELDS; k++)
+                free(fresh[i].src[k]);
+        }
         return src_fail(h);
+    }
     for (size_t i = 0; i < nw; i++) {
         fresh[i].srt_known = 1;
+        fresh[i].con_tried = 1;
+        fresh[i].src_tried = 1;
         h->ninfos++;
         if (dbg_u64map_put(&h->info_index, fresh[i].ptr, h->ninfos) != 0) {
             heap_err(h, "out of memory");
@@ -252,24 +278,40 @@ dbg_info *dbg_heap_info(dbg_heap *h, uint64_t ptr)
 
 const char *dbg_heap_con_descr(dbg_heap *h, dbg_info *info)
 {
-    if (!dbg_type_is_constr(info->type))
-        return NULL;
-    if (!info->con_tried) {
-        info->con_tried = 1;
-        if (h->ops->con_descr(h->src, info->ptr, &info->con) != 0)
-            info->con = NULL;
-    }
-    return info->con;
+    (void)h; /* fetched with the info table */
+    return dbg_type_is_constr(info->type) ? info->con : NULL;
 }
 
 char *const *dbg_heap_source(dbg_heap *h, dbg_info *info)
 {
-    if (!info->src_tried) {
-        info->src_tried = 1;
-        if (h->ops->source_info(h->src, info->ptr, info->src, &info->nsrc) != 0)
-            info->nsrc = 0;
-    }
+    (void)h;
     return info->nsrc == DBG_SOURCE_FIELDS ? info->src : NULL;
+}
+
+int dbg_info_module(dbg_heap *h, dbg_info *info, char *out, size_t outlen)
+{
+    char *const *src = dbg_heap_source(h, info);
+    if (src && src[4][0]) {
+        snprintf(out, outlen, "%s", src[4]);
+        return 1;
+    }
+    const char *con = dbg_heap_con_descr(h, info);
+    if (!con)
+        return 0;
+    char disp[1024];
+    dbg_con_display(con, disp, sizeof(disp));
+    const char *colon = strchr(disp, ':');
+    const char *last = colon ? strrchr(disp, ':') : NULL;
+    if (!colon || last <= colon)
+        return 0;
+    snprintf(out, outlen, "%.*s", (int)(last - colon - 1), colon + 1);
+    return 1;
+}
+
+int dbg_info_is_rts(dbg_heap *h, dbg_info *info)
+{
+    char *const *src = dbg_heap_source(h, info);
+    return src && strncmp(src[0], "stg_", 4) == 0 && !src[4][0];
 }
 
 /* Where the constructor name starts: after the last '.' that ends a module
@@ -367,6 +409,52 @@ static void push_words(ptrvec *out, const unsigned char *mem, uint32_t size,
         pv_push(out, dbg_rdptr(mem + i * WORD));
 }
 
+/* A closure as the source gives it: memory and, for stacks and
+ * applications, the stub's pointer map (Note [Pointer maps] in
+ * rts/DebugStubLayout.c). */
+typedef struct clo_rec {
+    const unsigned char *mem, *map;
+    uint32_t size, nmap;
+    const char *why; /* size 0: why it cannot be read (whylen bytes) */
+    uint16_t whylen;
+} clo_rec;
+
+/* The next record of a closures reply at *off: 1, or 0 if malformed. */
+static int next_rec(const dbg_buf *b, size_t *off, clo_rec *r)
+{
+    size_t o = *off;
+    memset(r, 0, sizeof(*r));
+    if (b->len - o < 4)
+        return 0;
+    r->size = dbg_rd32(b->p + o);
+    o += 4;
+    if (r->size == 0) {
+        if (b->len - o < 2)
+            return 0;
+        r->whylen = dbg_rd16(b->p + o);
+        o += 2;
+        if (b->len - o < r->whylen)
+            return 0;
+        r->why = (const char *)b->p + o;
+        o += r->whylen;
+    } else {
+        if (b->len - o < r->size || r->size % WORD)
+            return 0;
+        r->mem = b->p + o;
+        o += r->size;
+        if (b->len - o < 4)
+            return 0;
+        r->nmap = dbg_rd32(b->p + o);
+        o += 4;
+        if ((r->nmap && r->nmap != r->size / WORD) || b->len - o < r->nmap)
+            return 0;
+        r->map = r->nmap ? b->p + o : NULL;
+        o += r->nmap;
+    }
+    *off = o;
+    return 1;
+}
+
 /* A bitmap reply (u32be n, n bytes) holds what it says. */
 static int bitmap_ok(const dbg_buf *bm, size_t atleast)
 {
@@ -374,16 +462,22 @@ static int bitmap_ok(const dbg_buf *bm, size_t atleast)
            dbg_rd32(bm->p) >= atleast;
 }
 
+/* What a decoder needs besides the closure: where it is and whence. */
+typedef struct decode_at {
+    uint64_t addr, parent;
+} decode_at;
+
 /* Pointers among n payload words at word index `first`, per the argument
- * bitmap of the function `fun` (FUN_BITMAP). */
-static void push_fun_args(dbg_heap *h, uint64_t fun, const unsigned char *mem,
-                          uint32_t size, size_t first, uint32_t n,
-                          ptrvec *out)
+ * bitmap of the function `fun` (FUN_BITMAP): snapshots of format 1. */
+static void push_fun_args(dbg_heap *h, decode_at at, uint64_t fun,
+                          const unsigned char *mem, uint32_t size,
+                          size_t first, uint32_t n, ptrvec *out)
 {
     if (n == 0)
         return;
     if (n > 0xffff || (first + n) * WORD > size) {
-        h->unreadable++;
+        note_unreadable(h, at.addr, at.parent,
+                        "%u arguments do not fit the closure", n);
         return;
     }
     dbg_buf bm = {0};
@@ -396,29 +490,36 @@ static void push_fun_args(dbg_heap *h, uint64_t fun, const unsigned char *mem,
             if (bm.p[4 + i])
                 pv_push(out, word_at(mem, size, first + i));
     } else {
-        h->unreadable++;
+        note_unreadable(h, at.addr, at.parent,
+                        "no argument bitmap for the function 0x%" PRIx64,
+                        UNTAG(fun));
     }
     dbg_buf_free(&bm);
 }
 
-/* The pointers of a STACK object: frame by frame from sp, with the bitmaps
- * the source reads from the frames' info tables. */
-static void decode_stack(dbg_heap *h, uint64_t addr, const unsigned char *mem,
+/* The pointers of a STACK object without a pointer map (snapshots of
+ * format 1): frame by frame from sp, with the bitmaps the source holds. */
+static void decode_stack(dbg_heap *h, decode_at at, const unsigned char *mem,
                          uint32_t size, ptrvec *out)
 {
+    uint64_t addr = at.addr;
     uint64_t sp = word_at(mem, size, 2);
     uint32_t stack_words = half_at(mem, size, WORD);
     uint64_t end = 3 * WORD + (uint64_t)stack_words * WORD;
     if (end > size || sp < addr + 3 * WORD || sp >= addr + end ||
-        (sp - addr) % WORD)
+        (sp - addr) % WORD) {
+        note_unreadable(h, addr, at.parent, "stack pointer outside its stack");
         return;
+    }
     uint64_t off = sp - addr;
     dbg_buf bm = {0};
     while (off + WORD <= end) {
         uint64_t finfo = dbg_rdptr(mem + off);
         dbg_info *fi = dbg_heap_info(h, finfo);
-        if (!fi) {
-            h->unreadable++;
+        if (!fi || !fi->type) {
+            note_unreadable(h, addr, at.parent,
+                            "stack frame at word %" PRIu64 ": no info table",
+                            off / WORD);
             break;
         }
         if (fi->srt)
@@ -434,13 +535,17 @@ static void decode_stack(dbg_heap *h, uint64_t addr, const unsigned char *mem,
             pv_push(out, word_at(mem, size, off / WORD + 2));
             payload = 3;
         } else if (!type_is_frame(fi->type)) {
-            h->unreadable++;
+            note_unreadable(h, addr, at.parent,
+                            "stack frame at word %" PRIu64 ": a %s", off / WORD,
+                            dbg_closure_type_name(fi->type));
             break;
         }
         uint32_t rel = (uint32_t)(off - (sp - addr));
         if (h->ops->stack_bitmap(h->src, sp, rel, &bm) != 0 ||
             !bitmap_ok(&bm, 0)) {
-            h->unreadable++;
+            note_unreadable(h, addr, at.parent,
+                            "stack frame at word %" PRIu64 ": no bitmap",
+                            off / WORD);
             break;
         }
         if (h->rec && dbg_snap_add_stack_bitmap(h->rec, sp + rel, bm.p,
@@ -455,15 +560,39 @@ static void decode_stack(dbg_heap *h, uint64_t addr, const unsigned char *mem,
     dbg_buf_free(&bm);
 }
 
-static void decode(dbg_heap *h, uint64_t addr, dbg_info *in,
-                   const unsigned char *mem, uint32_t size, ptrvec *out)
+/* The pointers a pointer map marks, and the SRTs of the frames it marks
+ * (their info tables were fetched with the batch). */
+static void decode_map(dbg_heap *h, decode_at at, const clo_rec *r,
+                       ptrvec *out)
 {
+    for (uint32_t i = 0; i < r->nmap; i++) {
+        if (r->map[i] == DEBUG_STUB_WORD_PTR) {
+            pv_push(out, dbg_rdptr(r->mem + (size_t)i * WORD));
+        } else if (r->map[i] == DEBUG_STUB_WORD_FRAME) {
+            dbg_info *fi = dbg_heap_info(h, dbg_rdptr(r->mem + (size_t)i * WORD));
+            if (!fi || !fi->type)
+                note_unreadable(h, at.addr, at.parent,
+                                "stack frame at word %u: no info table", i);
+            else if (fi->srt)
+                pv_push(out, fi->srt);
+        }
+    }
+}
+
+static void decode(dbg_heap *h, decode_at at, dbg_info *in, const clo_rec *r,
+                   ptrvec *out)
+{
+    const unsigned char *mem = r->mem;
+    uint32_t size = r->size;
     uint32_t t = in->type;
     out->n = 0;
     if (in->srt)
         pv_push(out, in->srt);
-    if (dbg_type_is_constr(t) || type_is_fun(t) || t == DBG_PRIM ||
-        t == DBG_MUT_PRIM) {
+    if (r->nmap && (t == DBG_STACK || t == DBG_AP_STACK || t == DBG_PAP ||
+                    t == DBG_AP)) {
+        decode_map(h, at, r, out);
+    } else if (dbg_type_is_constr(t) || type_is_fun(t) || t == DBG_PRIM ||
+               t == DBG_MUT_PRIM) {
         push_words(out, mem, size, 1, in->ptrs);
     } else if (t >= DBG_THUNK && t <= DBG_THUNK_STATIC) {
         push_words(out, mem, size, 2, in->ptrs);
@@ -476,19 +605,21 @@ static void decode(dbg_heap *h, uint64_t addr, dbg_info *in,
             uint32_t nargs = half_at(mem, size, 2 * WORD + 4);
             uint64_t fun = word_at(mem, size, 3);
             pv_push(out, fun);
-            push_fun_args(h, fun, mem, size, 4, nargs, out);
+            push_fun_args(h, at, fun, mem, size, 4, nargs, out);
             break;
         }
         case DBG_PAP: {
             uint32_t nargs = half_at(mem, size, WORD + 4);
             uint64_t fun = word_at(mem, size, 2);
             pv_push(out, fun);
-            push_fun_args(h, fun, mem, size, 3, nargs, out);
+            push_fun_args(h, at, fun, mem, size, 3, nargs, out);
             break;
         }
         case DBG_AP_STACK:
             push_words(out, mem, size, 3, 1);
-            h->unreadable++; /* its stack chunk is not followed */
+            note_unreadable(h, at.addr, at.parent,
+                            "an AP_STACK without a pointer map (a snapshot "
+                            "of format 1): its stack chunk is not followed");
             break;
         case DBG_IND: case DBG_IND_STATIC: case DBG_BLACKHOLE:
         case DBG_MUT_VAR_CLEAN: case DBG_MUT_VAR_DIRTY:
@@ -506,6 +637,15 @@ static void decode(dbg_heap *h, uint64_t addr, dbg_info *in,
         case DBG_WEAK:
             push_words(out, mem, size, 1, 5);
             break;
+        case DBG_TREC_CHUNK: {
+            /* prev_chunk, next_entry_idx, then entries of four words
+             * (tvar, expected_value, new_value, num_updates) */
+            push_words(out, mem, size, 1, 1);
+            uint64_t used = word_at(mem, size, 2);
+            for (uint64_t e = 0; e < used && e < 16; e++)
+                push_words(out, mem, size, 3 + 4 * (size_t)e, 3);
+            break;
+        }
         case DBG_TSO: {
             /* the fields the GC follows (scavengeTSO): _link, stackobj,
              * trec, blocked_exceptions, bq, and block_info when the
@@ -523,7 +663,7 @@ static void decode(dbg_heap *h, uint64_t addr, dbg_info *in,
             break;
         }
         case DBG_STACK:
-            decode_stack(h, addr, mem, size, out);
+            decode_stack(h, at, mem, size, out);
             break;
         default:
             if (t >= DBG_MUT_ARR_PTRS_CLEAN && t <= DBG_MUT_ARR_PTRS_FROZEN_CLEAN)
@@ -531,7 +671,7 @@ static void decode(dbg_heap *h, uint64_t addr, dbg_info *in,
             else if (t >= DBG_SMALL_MUT_ARR_PTRS_CLEAN &&
                      t <= DBG_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN)
                 push_words(out, mem, size, 2, (size_t)word_at(mem, size, 1));
-            break; /* ARR_WORDS, WHITEHOLE, ...: no pointers */
+            break; /* ARR_WORDS, WHITEHOLE, COMPACT_NFDATA...: no pointers */
         }
     }
 }
@@ -540,6 +680,7 @@ static void decode(dbg_heap *h, uint64_t addr, dbg_info *in,
 
 typedef struct qent {
     uint64_t addr, parent;
+    uint32_t tag;
 } qent;
 
 /* The closures the walk has met: a bitmap of 8-byte words per 1 MiB of
@@ -608,14 +749,13 @@ int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
     qent *q = NULL;
     size_t qn = 0, qcap = 0, qhead = 0;
     dbg_buf out = {0};
-    ptrvec ptrs = {0};
-    uint64_t *infos = malloc(WALK_BATCH * sizeof(*infos));
+    ptrvec ptrs = {0}, infos = {0};
     uint64_t *addrs = malloc(WALK_BATCH * sizeof(*addrs));
-    unsigned char *keep = malloc(WALK_BATCH);
+    clo_rec *recs = malloc(WALK_BATCH * sizeof(*recs));
     qent *batch = malloc(WALK_BATCH * sizeof(*batch));
     int r = -1, stop = 0;
     heap_err(h, "out of memory");
-    if (!infos || !addrs || !keep || !batch)
+    if (!addrs || !recs || !batch)
         goto done;
 
 #define ENQUEUE(a, par)                                                       \
@@ -635,82 +775,109 @@ int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
             }                                                                 \
             q[qn].addr = a_;                                                  \
             q[qn].parent = (par);                                             \
+            q[qn].tag = down;                                                 \
             qn++;                                                             \
         }                                                                     \
     } while (0)
 
+    uint32_t down = 0;
+    size_t nread = 0;
     for (size_t i = 0; i < nroots; i++)
         ENQUEUE(roots[i], 0);
 
     while (qhead < qn && !stop) {
+        if (qhead >= ((size_t)1 << 20) && qhead * 2 >= qn) {
+            /* what has been read leaves the queue: it holds the BFS's
+             * frontier, not the whole heap */
+            memmove(q, q + qhead, (qn - qhead) * sizeof(*q));
+            qn -= qhead;
+            qhead = 0;
+        }
         size_t n = qn - qhead < WALK_BATCH ? qn - qhead : WALK_BATCH;
         memcpy(batch, q + qhead, n * sizeof(*batch));
         qhead += n;
+        nread += n;
         for (size_t i = 0; i < n; i++)
             addrs[i] = batch[i].addr;
-        if (h->ops->closures(h->src, addrs, n, &out, keep, &h->unreadable) !=
-            0) {
+        out.len = 0;
+        if (h->ops->closures(h->src, addrs, n, &out) != 0) {
             src_fail(h);
             goto done;
         }
-        /* info tables of the whole batch at once */
-        size_t off = 0, ni = 0;
+        /* the records, and the info tables of the whole batch at once:
+         * the closures' and their frames' */
+        size_t off = 0;
+        infos.n = 0;
         for (size_t i = 0; i < n; i++) {
-            if (!keep[i])
+            if (!next_rec(&out, &off, &recs[i])) {
+                heap_err(h, "malformed closures reply");
+                goto done;
+            }
+            if (!recs[i].size)
                 continue;
-            if (off + 4 > out.len)
-                break;
-            uint32_t sz = dbg_rd32(out.p + off);
-            if (sz >= WORD && off + 4 + sz <= out.len)
-                infos[ni++] = dbg_rdptr(out.p + off + 4);
-            off += 4 + (size_t)sz;
+            if (pv_push(&infos, dbg_rdptr(recs[i].mem)) != 0)
+                goto done;
+            for (uint32_t k = 0; k < recs[i].nmap; k++)
+                if (recs[i].map[k] == DEBUG_STUB_WORD_FRAME &&
+                    pv_push(&infos, dbg_rdptr(recs[i].mem + (size_t)k * WORD)) != 0)
+                    goto done;
         }
-        if (fetch_infos(h, infos, ni) != 0)
+        if (off != out.len) {
+            heap_err(h, "malformed closures reply");
             goto done;
-        off = 0;
+        }
+        if (fetch_infos(h, infos.v, infos.n) != 0)
+            goto done;
         for (size_t i = 0; i < n && !stop; i++) {
-            if (!keep[i])
-                continue;
-            if (off + 4 > out.len)
-                break;
-            uint32_t sz = dbg_rd32(out.p + off);
-            const unsigned char *mem = out.p + off + 4;
-            off += 4 + (size_t)sz;
-            if (sz < WORD || off > out.len) {
-                h->unreadable++;
+            const clo_rec *rec = &recs[i];
+            decode_at at = {batch[i].addr, batch[i].parent};
+            if (!rec->size) {
+                note_unreadable(h, at.addr, at.parent, "%.*s",
+                                (int)rec->whylen, rec->why);
                 continue;
             }
-            uint64_t iptr = dbg_rdptr(mem);
+            if (rec->size < WORD) {
+                note_unreadable(h, at.addr, at.parent, "a closure of %u bytes",
+                                rec->size);
+                continue;
+            }
+            uint64_t iptr = dbg_rdptr(rec->mem);
             dbg_info *in = info_lookup(h, iptr);
-            if (!in) {
-                h->unreadable++;
+            if (!in || !in->type) {
+                note_unreadable(h, at.addr, at.parent,
+                                "its info table 0x%" PRIx64 " is not valid",
+                                iptr);
                 continue;
             }
             /* decode may issue requests that reuse nothing of `out` */
-            decode(h, batch[i].addr, in, mem, sz, &ptrs);
+            decode(h, at, in, rec, &ptrs);
             if (h->ops->dead(h->src)) {
                 src_fail(h);
                 goto done;
             }
-            if (h->rec && dbg_snap_add_closure(h->rec, batch[i].addr, mem,
-                                               sz) != 0)
+            if (h->rec &&
+                (dbg_snap_add_closure(h->rec, at.addr, rec->mem, rec->size) != 0 ||
+                 (rec->nmap && dbg_snap_add_ptrmap(h->rec, at.addr, rec->map,
+                                                   rec->nmap) != 0)))
                 h->rec_failed = 1;
             if (h->rec_failed) {
                 heap_err(h, "out of memory");
                 goto done;
             }
             in = info_lookup(h, iptr); /* decode may grow the cache */
-            dbg_closure c = {.addr = batch[i].addr, .info = in, .size = sz,
-                             .mem = mem, .ptrs = ptrs.v, .nptrs = ptrs.n};
-            if (fn && fn(ctx, &c, batch[i].parent)) {
+            down = batch[i].tag;
+            dbg_closure c = {.addr = at.addr, .info = in, .size = rec->size,
+                             .mem = rec->mem, .ptrs = ptrs.v, .nptrs = ptrs.n,
+                             .tag = batch[i].tag, .down = &down};
+            if (fn && fn(ctx, &c, at.parent)) {
                 stop = 1;
                 break;
             }
             for (size_t k = 0; k < ptrs.n; k++)
-                ENQUEUE(ptrs.v[k], batch[i].addr);
+                ENQUEUE(ptrs.v[k], at.addr);
         }
         if (h->progress)
-            h->progress(h->progress_ctx, qhead, qn - qhead);
+            h->progress(h->progress_ctx, nread, qn - qhead);
     }
     r = 0;
     h->err[0] = '\0';
@@ -719,9 +886,9 @@ done:
     addrset_free(&seen);
     free(q);
     free(ptrs.v);
-    free(infos);
+    free(infos.v);
     free(addrs);
-    free(keep);
+    free(recs);
     free(batch);
     dbg_buf_free(&out);
     return r;
@@ -755,100 +922,91 @@ static int stub_roots(void *src, uint64_t **out, size_t *n)
     return 0;
 }
 
-/* CLOSURES for a batch; on a refused address, one at a time, dropping the
- * unreadable ones. */
+/* READ_CLOSURES: the records are the reply itself. */
 static int stub_closures(void *src, const uint64_t *addrs, size_t n,
-                         dbg_buf *out, unsigned char *keep,
-                         size_t *unreadable)
+                         dbg_buf *out)
 {
     dbg_conn *c = src;
     dbg_buf body = {0};
-    dbg_buf_put16(&body, (uint16_t)n);
-    for (size_t i = 0; i < n; i++)
-        dbg_buf_putptr(&body, addrs[i]);
-    int st = dbg_request(c, DEBUG_STUB_CMD_CLOSURES, &body, out);
-    if (st == DEBUG_STUB_RESP_OKAY) {
-        memset(keep, 1, n);
-        dbg_buf_free(&body);
-        return 0;
-    }
-    if (st != DEBUG_STUB_RESP_BAD_COMMAND || c->reason != DEBUG_STUB_WHY_BAD_ADDRESS) {
-        dbg_buf_free(&body);
-        return -1;
-    }
-    dbg_buf one = {0};
-    out->len = 0;
-    for (size_t i = 0; i < n; i++) {
-        body.len = 0;
-        dbg_buf_put16(&body, 1);
-        dbg_buf_putptr(&body, addrs[i]);
-        st = dbg_request(c, DEBUG_STUB_CMD_CLOSURES, &body, &one);
-        keep[i] = st == DEBUG_STUB_RESP_OKAY;
-        if (st == DEBUG_STUB_RESP_OKAY)
-            dbg_buf_put(out, one.p, one.len);
-        else if (st == DEBUG_STUB_RESP_BAD_COMMAND)
-            (*unreadable)++;
-        else {
-            dbg_buf_free(&one);
-            dbg_buf_free(&body);
-            return -1;
-        }
-    }
-    dbg_buf_free(&one);
+    int r = dbg_buf_put32(&body, (uint32_t)n);
+    for (size_t i = 0; i < n && r == 0; i++)
+        r = dbg_buf_putptr(&body, addrs[i]);
+    if (r == 0)
+        r = dbg_request_ok(c, DEBUG_STUB_CMD_READ_CLOSURES, &body, out);
+    else
+        snprintf(c->err, sizeof(c->err), "out of memory");
     dbg_buf_free(&body);
-    return 0;
+    return r;
 }
 
+/* One DESCRIBE_INFOS record at *off into in: 1, or 0 if malformed. */
+static int describe_rec(const dbg_buf *b, size_t *off, dbg_info *in)
+{
+    size_t o = *off, used;
+    if (b->len - o < 1)
+        return 0;
+    int ok = b->p[o++];
+    if (!ok) {
+        if (b->len - o < 2 || b->len - o - 2 < dbg_rd16(b->p + o))
+            return 0;
+        o += 2 + (size_t)dbg_rd16(b->p + o);
+        in->type = 0;
+        *off = o;
+        return 1;
+    }
+    if (b->len - o < 20)
+        return 0;
+    in->type = dbg_rd32(b->p + o);
+    in->ptrs = dbg_rd32(b->p + o + 4);
+    in->nptrs = dbg_rd32(b->p + o + 8);
+    in->srt = dbg_rdptr(b->p + o + 12);
+    o += 20;
+    char *con = dbg_take_string(b->p + o, b->len - o, &used);
+    if (!con)
+        return 0;
+    o += used;
+    if (*con && dbg_type_is_constr(in->type))
+        in->con = con;
+    else
+        free(con);
+    if (b->len - o < 4)
+        return 0;
+    uint32_t nf = dbg_rd32(b->p + o);
+    o += 4;
+    if (nf != 0 && nf != DBG_SOURCE_FIELDS)
+        return 0;
+    for (uint32_t k = 0; k < nf; k++) {
+        in->src[k] = dbg_take_string(b->p + o, b->len - o, &used);
+        if (!in->src[k])
+            return 0;
+        o += used;
+    }
+    in->nsrc = (int)nf;
+    *off = o;
+    return 1;
+}
+
+/* DESCRIBE_INFOS: type, layout, SRT, constructor and source of a batch of
+ * info tables in one request. */
 static int stub_infos(void *src, const uint64_t *want, size_t nw,
                       dbg_info *res)
 {
     dbg_conn *c = src;
     dbg_buf body = {0}, out = {0};
     int r = -1;
-    for (size_t start = 0; start < nw; start += 4096) {
-        size_t k = nw - start < 4096 ? nw - start : 4096;
+    for (size_t start = 0; start < nw; start += 16384) {
+        size_t k = nw - start < 16384 ? nw - start : 16384;
         body.len = 0;
-        dbg_buf_put16(&body, (uint16_t)k);
+        dbg_buf_put32(&body, (uint32_t)k);
         for (size_t i = 0; i < k; i++)
             dbg_buf_putptr(&body, want[start + i]);
-        if (dbg_request_ok(c, DEBUG_STUB_CMD_INFO_TABLES, &body, &out) != 0)
+        if (dbg_request_ok(c, DEBUG_STUB_CMD_DESCRIBE_INFOS, &body, &out) != 0)
             goto done;
-        if (out.len < k * 20) {
-            snprintf(c->err, sizeof(c->err), "INFO_TABLES: short reply");
-            goto done;
-        }
+        size_t off = 0;
         for (size_t i = 0; i < k; i++) {
-            const unsigned char *p = out.p + 20 * i + 4;
-            dbg_info *in = &res[start + i];
-            memcpy(&in->ptrs, p, 4);
-            memcpy(&in->nptrs, p + 4, 4);
-            memcpy(&in->type, p + 8, 4);
-        }
-        /* SRTs of functions, thunks and frames */
-        body.len = 0;
-        size_t ns = 0;
-        dbg_buf_put16(&body, 0);
-        for (size_t i = 0; i < k; i++) {
-            dbg_info *in = &res[start + i];
-            if (type_is_fun(in->type) || type_is_thunk(in->type) ||
-                type_is_frame(in->type)) {
-                dbg_buf_putptr(&body, in->ptr);
-                ns++;
-            }
-        }
-        if (ns) {
-            body.p[0] = (unsigned char)(ns >> 8);
-            body.p[1] = (unsigned char)ns;
-            if (dbg_request_ok(c, DEBUG_STUB_CMD_SRT, &body, &out) == 0 &&
-                out.len >= ns * 8) {
-                size_t j = 0;
-                for (size_t i = 0; i < k; i++) {
-                    dbg_info *in = &res[start + i];
-                    if (type_is_fun(in->type) || type_is_thunk(in->type) ||
-                        type_is_frame(in->type))
-                        in->srt = dbg_rdptr(out.p + 8 * j++);
-                }
-            } else if (c->fd < 0) {
+            if (!describe_rec(&out, &off, &res[start + i])) {
+                snprintf(c->err, sizeof(c->err),
+                         "DESCRIBE_INFOS: malformed reply");
                 goto done;
             }
         }
@@ -858,17 +1016,6 @@ done:
     dbg_buf_free(&body);
     dbg_buf_free(&out);
     return r;
-}
-
-static int stub_con_descr(void *src, uint64_t info, char **out)
-{
-    return dbg_con_descr(src, info, out);
-}
-
-static int stub_source_info(void *src, uint64_t info, char *fields[6],
-                            int *nfields)
-{
-    return dbg_source_info(src, info, fields, nfields);
 }
 
 static int stub_stack_bitmap(void *src, uint64_t sp, uint32_t off,
@@ -947,7 +1094,6 @@ static int stub_dead(void *src)
 }
 
 const dbg_source_ops dbg_source_stub = {
-    "stub", stub_roots, stub_closures, stub_infos, stub_con_descr,
-    stub_source_info, stub_stack_bitmap, stub_fun_bitmap, stub_blocks,
-    stub_error, stub_dead,
+    "stub", stub_roots, stub_closures, stub_infos, stub_stack_bitmap,
+    stub_fun_bitmap, stub_blocks, stub_error, stub_dead,
 };

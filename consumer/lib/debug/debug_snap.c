@@ -19,7 +19,7 @@
 
 static const char *const sect_names[] = {
     "?", "ROOTS", "INFOS", "CLOSURE_INDEX", "CLOSURE_DATA", "STACK_BITMAPS",
-    "FUN_BITMAPS", "BLOCKS",
+    "FUN_BITMAPS", "BLOCKS", "PTR_MAPS",
 };
 
 const char *sect_name(uint32_t id)
@@ -161,6 +161,7 @@ void dbg_snap_free(dbg_snap *s)
     free(s->clo);
     free(s->stack);
     free(s->fun);
+    free(s->maps);
     free(s->blocks);
     dbg_buf_free(&s->mem);
     dbg_buf_free(&s->bits);
@@ -214,6 +215,18 @@ int dbg_snap_add_stack_bitmap(dbg_snap *s, uint64_t frame,
                               const unsigned char *bm, size_t len)
 {
     return add_bitmap(s, &s->stack, &s->nstack, &s->capstack, frame, bm, len);
+}
+
+int dbg_snap_add_ptrmap(dbg_snap *s, uint64_t addr, const unsigned char *map,
+                        uint32_t n)
+{
+    if (grow((void **)&s->maps, &s->capmaps, s->nmaps, sizeof(*s->maps)) != 0)
+        return -1;
+    s->maps[s->nmaps] = (dbg_snap_bm){.key = addr, .off = s->bits.len, .n = n};
+    if (dbg_buf_put(&s->bits, map, n) != 0)
+        return -1;
+    s->nmaps++;
+    return 0;
 }
 
 int dbg_snap_add_fun_bitmap(dbg_snap *s, uint64_t fun,
@@ -332,6 +345,8 @@ int dbg_snap_finish(dbg_snap *s)
         qsort(s->stack, s->nstack, sizeof(*s->stack), cmp_bm);
     if (s->nfun)
         qsort(s->fun, s->nfun, sizeof(*s->fun), cmp_bm);
+    if (s->nmaps)
+        qsort(s->maps, s->nmaps, sizeof(*s->maps), cmp_bm);
     if (s->ninfos)
         qsort(s->infos, s->ninfos, sizeof(*s->infos), cmp_info);
     dbg_u64map_free(&s->fun_index);

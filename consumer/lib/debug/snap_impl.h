@@ -22,7 +22,8 @@ enum snap_section {
     SECT_STACK_BITMAPS = 5,
     SECT_FUN_BITMAPS = 6,
     SECT_BLOCKS = 7,
-    SECT_LAST = 7,
+    SECT_PTR_MAPS = 8,
+    SECT_LAST = 8,
 };
 
 typedef struct snap_sum {

@@ -106,9 +106,9 @@ static int load_header(dbg_snap *s, const unsigned char *p, size_t len,
         return -1;
     }
     uint32_t version = (uint32_t)le_get(p + 8, 4);
-    if (version != DBG_SNAP_VERSION) {
+    if (version < 1 || version > DBG_SNAP_VERSION) {
         snap_err(s, "offset 8: snapshot format version %u; this rtscope "
-                    "reads version %d", version, DBG_SNAP_VERSION);
+                    "reads versions 1 to %d", version, DBG_SNAP_VERSION);
         return -1;
     }
     if (len < TABLE_END) {
@@ -374,6 +374,14 @@ int dbg_snap_load_mem(dbg_snap *s, const unsigned char *p, size_t len,
         what = "FUN_BITMAPS";
         goto bad;
     }
+    x = find_sect(sects, nsect, SECT_PTR_MAPS);
+    if (x) {
+        rr = (rd){x->data, (size_t)x->raw, 0, 0};
+        if (parse_bitmaps(s, &rr, &s->maps, &s->nmaps, &s->capmaps) != 0) {
+            what = "PTR_MAPS";
+            goto bad;
+        }
+    }
     x = find_sect(sects, nsect, SECT_BLOCKS);
     if (x) {
         if (x->raw % 14) {
@@ -401,6 +409,7 @@ bad:
                   : strcmp(what, "CLOSURE_INDEX") == 0 ? SECT_CLOSURE_INDEX
                   : strcmp(what, "STACK_BITMAPS") == 0 ? SECT_STACK_BITMAPS
                   : strcmp(what, "FUN_BITMAPS") == 0   ? SECT_FUN_BITMAPS
+                  : strcmp(what, "PTR_MAPS") == 0      ? SECT_PTR_MAPS
                                                        : SECT_BLOCKS);
     snap_err(s, "offset %" PRIu64 ": section %s: malformed records (corrupt "
                 "snapshot)", x ? x->off : 0, what);

@@ -71,31 +71,46 @@ static int snap_roots(void *src, uint64_t **out, size_t *n)
 }
 
 static int snap_closures(void *src, const uint64_t *addrs, size_t n,
-                         dbg_buf *out, unsigned char *keep,
-                         size_t *unreadable)
+                         dbg_buf *out)
 {
+    static const char gone[] = "not in the snapshot";
     dbg_snap *s = src;
-    out->len = 0;
-    for (size_t i = 0; i < n; i++) {
+    int r = 0;
+    for (size_t i = 0; i < n && r == 0; i++) {
         const dbg_snap_clo *c = find_clo(s, addrs[i]);
-        keep[i] = c != NULL;
         if (!c) {
-            (*unreadable)++;
+            r = dbg_buf_put32(out, 0) | dbg_buf_put16(out, sizeof(gone) - 1) |
+                dbg_buf_put(out, gone, sizeof(gone) - 1);
             continue;
         }
-        if (dbg_buf_put32(out, c->size) != 0 ||
-            dbg_buf_put(out, s->mem.p + c->off, c->size) != 0) {
-            snap_err(s, "out of memory");
-            return -1;
-        }
+        const dbg_snap_bm *m = find_bm(s->maps, s->nmaps, addrs[i]);
+        uint32_t nmap = m && m->n == c->size / WORD ? m->n : 0;
+        r = dbg_buf_put32(out, c->size) |
+            dbg_buf_put(out, s->mem.p + c->off, c->size) |
+            dbg_buf_put32(out, nmap);
+        if (nmap)
+            r |= dbg_buf_put(out, s->bits.p + m->off, nmap);
     }
-    return 0;
+    if (r != 0)
+        snap_err(s, "out of memory");
+    return r ? -1 : 0;
+}
+
+static char *dup_or_null(const char *x, int *bad)
+{
+    if (!x)
+        return NULL;
+    char *d = strdup(x);
+    if (!d)
+        *bad = 1;
+    return d;
 }
 
 static int snap_infos(void *src, const uint64_t *ptrs, size_t n,
                       dbg_info *out)
 {
     dbg_snap *s = src;
+    int bad = 0;
     for (size_t i = 0; i < n; i++) {
         const dbg_snap_info *in = find_info(s, ptrs[i]);
         if (!in) {
@@ -107,42 +122,16 @@ static int snap_infos(void *src, const uint64_t *ptrs, size_t n,
         out[i].ptrs = in->ptrs;
         out[i].nptrs = in->nptrs;
         out[i].srt = in->srt;
-    }
-    return 0;
-}
-
-static int snap_con_descr(void *src, uint64_t info, char **out)
-{
-    dbg_snap *s = src;
-    const dbg_snap_info *in = find_info(s, info);
-    *out = NULL;
-    if (!in || !in->con) {
-        snap_err(s, "no constructor description for 0x%" PRIx64, info);
-        return -1;
-    }
-    *out = strdup(in->con);
-    return *out ? 0 : -1;
-}
-
-static int snap_source_info(void *src, uint64_t info, char *fields[6],
-                            int *nfields)
-{
-    dbg_snap *s = src;
-    const dbg_snap_info *in = find_info(s, info);
-    *nfields = 0;
-    for (int k = 0; k < DBG_SOURCE_FIELDS; k++)
-        fields[k] = NULL;
-    if (!in || in->nsrc != DBG_SOURCE_FIELDS)
-        return 0;
-    for (int k = 0; k < DBG_SOURCE_FIELDS; k++) {
-        fields[k] = strdup(in->src[k] ? in->src[k] : "");
-        if (!fields[k]) {
-            dbg_source_info_free(fields);
-            return -1;
+        out[i].con = dup_or_null(in->con, &bad);
+        if (in->nsrc == DBG_SOURCE_FIELDS) {
+            for (int k = 0; k < DBG_SOURCE_FIELDS; k++)
+                out[i].src[k] = dup_or_null(in->src[k] ? in->src[k] : "", &bad);
+            out[i].nsrc = DBG_SOURCE_FIELDS;
         }
     }
-    *nfields = DBG_SOURCE_FIELDS;
-    return 0;
+    if (bad)
+        snap_err(s, "out of memory");
+    return bad ? -1 : 0;
 }
 
 static int bm_reply(dbg_snap *s, const dbg_snap_bm *b, uint32_t n,
@@ -211,7 +200,6 @@ static int snap_dead(void *src)
 }
 
 const dbg_source_ops dbg_source_snap = {
-    "snapshot", snap_roots, snap_closures, snap_infos, snap_con_descr,
-    snap_source_info, snap_stack_bitmap, snap_fun_bitmap, snap_blocks,
-    snap_error, snap_dead,
+    "snapshot", snap_roots, snap_closures, snap_infos, snap_stack_bitmap,
+    snap_fun_bitmap, snap_blocks, snap_error, snap_dead,
 };

@@ -185,6 +185,11 @@ static int write_sections(snap_writer *w, dbg_snap *s)
         goto oom;
     if (w_section(w, s, SECT_FUN_BITMAPS, &b) != 0)
         goto done;
+    b.len = 0;
+    if (build_bitmaps(s, s->maps, s->nmaps, &b) != 0)
+        goto oom;
+    if (w_section(w, s, SECT_PTR_MAPS, &b) != 0)
+        goto done;
     if (s->have_blocks) {
         b.len = 0;
         for (size_t i = 0; i < s->nblocks; i++)

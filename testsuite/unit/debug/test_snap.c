@@ -5,6 +5,7 @@
 #include "rtscope/debug/debug_heap.h"
 #include "rtscope/debug/debug_snap.h"
 #include "snap_fixture.h"
+#include "snap_impl.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -158,6 +159,15 @@ START_TEST(snap_flipped)
 }
 END_TEST
 
+/* Recompute the header checksum of a snapshot after editing its header. */
+static void reseal_header(unsigned char *p)
+{
+    unsigned char head[TABLE_END];
+    memcpy(head, p, TABLE_END);
+    memset(head + 20, 0, 4);
+    le_put(p + 20, sum_of(head, TABLE_END) & 0xffffffffu, 4);
+}
+
 START_TEST(snap_foreign)
 {
     dbg_snap s;
@@ -167,11 +177,18 @@ START_TEST(snap_foreign)
     ck_assert(strstr(s.err, "not an rtscope snapshot") != NULL);
     size_t len;
     unsigned char *p = fixture_file(&len);
-    /* version 2: refused by version before anything else */
-    p[8] = 2;
+    /* a newer version: refused by version before anything else */
+    ck_assert_int_eq(p[8], DBG_SNAP_VERSION);
+    p[8] = DBG_SNAP_VERSION + 1;
     ck_assert_int_ne(dbg_snap_load_mem(&s, p, len, 0), 0);
-    ck_assert_msg(strstr(s.err, "format version 2") != NULL, "%s", s.err);
+    ck_assert_msg(strstr(s.err, "format version 3") != NULL, "%s", s.err);
+    /* version 1 (before pointer maps) is still read */
     p[8] = 1;
+    reseal_header(p);
+    ck_assert_msg(dbg_snap_load_mem(&s, p, len, 0) == 0, "%s", s.err);
+    dbg_snap_free(&s);
+    p[8] = DBG_SNAP_VERSION;
+    reseal_header(p);
     /* a bound on the decompressed size is kept */
     ck_assert_int_ne(dbg_snap_load_mem(&s, p, len, 64), 0);
     ck_assert_msg(strstr(s.err, "more than allowed") != NULL, "%s", s.err);

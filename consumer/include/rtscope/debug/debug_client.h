@@ -27,6 +27,10 @@ void dbg_buf_free(dbg_buf *b);
 uint16_t dbg_rd16(const unsigned char *p); /* big-endian */
 uint32_t dbg_rd32(const unsigned char *p); /* big-endian */
 uint64_t dbg_rdptr(const unsigned char *p); /* host order */
+/* A string as replies carry it (u32be length, bytes) at p, within avail
+ * bytes: malloc'd and NUL-terminated, *used its encoded length; NULL if it
+ * does not fit (or out of memory). */
+char *dbg_take_string(const unsigned char *p, size_t avail, size_t *used);
 
 typedef struct dbg_conn {
     int fd;
@@ -34,6 +38,8 @@ typedef struct dbg_conn {
     char err[512];
     int reason; /* BAD_COMMAND reason of the last error reply, or 0 */
     int timeout_ms;
+    uint64_t requests; /* requests sent on this connection */
+    uint64_t received; /* reply bytes received */
 } dbg_conn;
 
 /* Turn a TARGET into a socket path: a path (containing '/' or naming an

@@ -79,19 +79,19 @@ typedef struct dbg_source_ops {
     const char *name; /* "stub" or "snapshot" */
     /* GC roots followed by the saved objects; caller frees *out. */
     int (*roots)(void *src, uint64_t **out, size_t *n);
-    /* The closures at addrs (CLOSURES' reply: u32be size, memory, for each
-     * one present) with keep[i] = 1 for each present; an unreadable one is
-     * left out (keep[i] = 0) and counted in *unreadable. */
-    int (*closures)(void *src, const uint64_t *addrs, size_t n, dbg_buf *out,
-                    unsigned char *keep, size_t *unreadable);
-    /* Type, layout and SRT of each info pointer, into out[i] (ptr set by
-     * the caller). */
+    /* The closures at addrs, a record each in order, as READ_CLOSURES
+     * answers: u32be size; then, if size is 0, u16be n and n bytes saying
+     * why the closure cannot be read; else its size bytes of memory, u32be
+     * m and m bytes of pointer map (one DEBUG_STUB_WORD_* per word; m is 0
+     * when the info table tells the layout). */
+    int (*closures)(void *src, const uint64_t *addrs, size_t n, dbg_buf *out);
+    /* Everything known of each info pointer, into out[i] (ptr set by the
+     * caller): type, layout, SRT, constructor description and source
+     * information (malloc'd; con_tried and src_tried set). A pointer that
+     * is no info table gets type 0. */
     int (*infos)(void *src, const uint64_t *ptrs, size_t n, dbg_info *out);
-    /* Constructor description (*out = NULL if none), source information. */
-    int (*con_descr)(void *src, uint64_t info, char **out);
-    int (*source_info)(void *src, uint64_t info, char *fields[6],
-                       int *nfields);
-    /* STACK_BITMAP / FUN_BITMAP replies (u32be n, n bytes of 0/1). */
+    /* STACK_BITMAP / FUN_BITMAP replies (u32be n, n bytes of 0/1), for
+     * closures that came without a pointer map (snapshots of format 1). */
     int (*stack_bitmap)(void *src, uint64_t sp, uint32_t off, dbg_buf *bm);
     int (*fun_bitmap)(void *src, uint64_t fun, uint16_t n, dbg_buf *bm);
     /* The heap's block groups; caller frees *out. */
@@ -100,6 +100,14 @@ typedef struct dbg_source_ops {
     /* Nonzero once the source can answer nothing more (connection lost). */
     int (*dead)(void *src);
 } dbg_source_ops;
+
+/* A closure or frame the walk could not read, and why. */
+#define DBG_UNREADABLE_KEPT 8
+typedef struct dbg_unreadable {
+    uint64_t addr;   /* the closure (or the stack holding the frame) */
+    uint64_t parent; /* what it was reached from, 0 for a root */
+    char why[200];
+} dbg_unreadable;
 
 typedef struct dbg_heap {
     dbg_conn *conn;        /* the live connection, NULL for a snapshot */
@@ -112,6 +120,8 @@ typedef struct dbg_heap {
     size_t ninfos, capinfos;
     dbg_u64map info_index; /* info ptr -> index + 1 */
     size_t unreadable;     /* closures or frames the walk could not read */
+    dbg_unreadable unread[DBG_UNREADABLE_KEPT]; /* the first of them */
+    size_t nunread;
     /* Called after each batch of the walk, if set: closures visited so far
      * and closures waiting in the queue. */
     void (*progress)(void *ctx, size_t visited, size_t queued);
@@ -139,6 +149,14 @@ const char *dbg_heap_con_descr(dbg_heap *h, dbg_info *info);
 /* Source information (6 fields) or NULL when none is known. */
 char *const *dbg_heap_source(dbg_heap *h, dbg_info *info);
 
+/* The module of an info table into out: its provenance's module, else its
+ * constructor's. 0 when it has none (the RTS's own tables, tables nothing
+ * is known about). */
+int dbg_info_module(dbg_heap *h, dbg_info *info, char *out, size_t outlen);
+/* Is this one of the RTS's own info tables (stg_...: ARR_WORDS, arrays,
+ * generic thunks and applications, TSO, STACK, MVar...)? */
+int dbg_info_is_rts(dbg_heap *h, dbg_info *info);
+
 /* "pkg:Mod.Sub.Name" -> "pkg:Mod.Sub:Name" (ghc-debug's display), into
  * out. */
 void dbg_con_display(const char *descr, char *out, size_t outlen);
@@ -154,6 +172,13 @@ typedef struct dbg_closure {
     const unsigned char *mem; /* the closure's `size` bytes, as in memory */
     const uint64_t *ptrs; /* untagged pointer fields, in order */
     size_t nptrs;
+    /* A value passed down the walk's tree: tag is what the visit of the
+     * parent left in *down (0 for a root); *down starts as tag, and what
+     * the visit leaves there goes to the closures first reached from this
+     * one (census --by module passes the owning module down to RTS
+     * objects this way). */
+    uint32_t tag;
+    uint32_t *down;
 } dbg_closure;
 
 /* Called once per reachable closure in breadth-first order; parent is the

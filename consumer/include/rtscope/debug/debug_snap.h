@@ -17,7 +17,9 @@
 
 #define DBG_SNAP_MAGIC "\x89RTSNAP\n"
 #define DBG_SNAP_MAGIC_LEN 8
-#define DBG_SNAP_VERSION 1
+/* Format 2 adds the pointer maps of stacks and applications; format 1
+ * (stack and argument bitmaps only) is still read. */
+#define DBG_SNAP_VERSION 2
 #define DBG_SNAP_GHC 902
 
 typedef struct dbg_snap_clo {
@@ -53,6 +55,8 @@ typedef struct dbg_snap {
     size_t ninfos, capinfos;
     dbg_snap_bm *stack, *fun;
     size_t nstack, capstack, nfun, capfun;
+    dbg_snap_bm *maps; /* pointer maps, by closure address (format 2) */
+    size_t nmaps, capmaps;
     dbg_u64map fun_index; /* while recording: fun -> index + 1 */
     dbg_buf bits;
     dbg_block *blocks;
@@ -72,6 +76,9 @@ int dbg_snap_add_stack_bitmap(dbg_snap *s, uint64_t frame,
                               const unsigned char *bm, size_t len);
 int dbg_snap_add_fun_bitmap(dbg_snap *s, uint64_t fun,
                             const unsigned char *bm, size_t len);
+/* The pointer map of the closure at addr: n bytes, DEBUG_STUB_WORD_*. */
+int dbg_snap_add_ptrmap(dbg_snap *s, uint64_t addr, const unsigned char *map,
+                        uint32_t n);
 /* Copies the info table, its constructor description and source. */
 int dbg_snap_add_info(dbg_snap *s, const dbg_info *in, const char *con,
                       char *const *src);

@@ -5,6 +5,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,9 +142,21 @@ void debug_session_close(debug_session *s)
 
 void debug_warn_unreadable(const dbg_heap *h, const char *consequence)
 {
-    if (h->unreadable)
-        fprintf(stderr, "rtscope debug: warning: %zu closures or frames could "
-                        "not be read; %s\n", h->unreadable, consequence);
+    if (!h->unreadable)
+        return;
+    fprintf(stderr, "rtscope debug: warning: %zu closures or frames could "
+                    "not be read; %s\n", h->unreadable, consequence);
+    for (size_t i = 0; i < h->nunread; i++) {
+        const dbg_unreadable *u = &h->unread[i];
+        if (u->parent)
+            fprintf(stderr, "  0x%012" PRIx64 " (reached from 0x%012" PRIx64
+                            "): %s\n", u->addr, u->parent, u->why);
+        else
+            fprintf(stderr, "  0x%012" PRIx64 " (a root): %s\n", u->addr,
+                    u->why);
+    }
+    if (h->unreadable > h->nunread)
+        fprintf(stderr, "  ... and %zu more\n", h->unreadable - h->nunread);
 }
 
 int debug_parse_count(const char *arg, long min, long max, long *out)
