@@ -244,4 +244,57 @@ stubPointerMap (StgWord p, StgWord size, uint8_t *map, char *buf, size_t buflen)
     }
 }
 
+/* The pointers of the verified closure at p (`size` words, its pointer map
+ * if it needs one), at most max of them, for READ_CLOSURES' read-ahead
+ * (Note [Reading ahead] in DebugStubRequest.c): the pointer fields of
+ * the common closures. SRTs and the fields of threads and the rarer
+ * objects are left to the debugger's own requests. */
+size_t
+stubPointersOf (StgWord p, StgWord size, const uint8_t *map, StgWord *out,
+                size_t max)
+{
+    const StgInfoTable *info = get_itbl((StgClosure *) p);
+    const StgWord *w = (const StgWord *) p;
+    StgWord first = 0, count = 0;
+    size_t n = 0;
+    switch (info->type) {
+    case CONSTR: case CONSTR_1_0: case CONSTR_0_1: case CONSTR_2_0:
+    case CONSTR_1_1: case CONSTR_0_2: case CONSTR_NOCAF:
+    case FUN: case FUN_1_0: case FUN_0_1: case FUN_2_0: case FUN_1_1:
+    case FUN_0_2: case PRIM: case MUT_PRIM:
+        first = 1; count = info->layout.payload.ptrs;
+        break;
+    case THUNK: case THUNK_1_0: case THUNK_0_1: case THUNK_2_0:
+    case THUNK_1_1: case THUNK_0_2:
+        first = sizeofW(StgThunkHeader); count = info->layout.payload.ptrs;
+        break;
+    case THUNK_SELECTOR:
+        first = sizeofW(StgThunkHeader); count = 1;
+        break;
+    case IND: case IND_STATIC: case BLACKHOLE:
+    case MUT_VAR_CLEAN: case MUT_VAR_DIRTY:
+        first = 1; count = 1;
+        break;
+    case MUT_ARR_PTRS_CLEAN: case MUT_ARR_PTRS_DIRTY:
+    case MUT_ARR_PTRS_FROZEN_CLEAN: case MUT_ARR_PTRS_FROZEN_DIRTY:
+        first = sizeofW(StgMutArrPtrs); count = ((const StgMutArrPtrs *) p)->ptrs;
+        break;
+    case SMALL_MUT_ARR_PTRS_CLEAN: case SMALL_MUT_ARR_PTRS_DIRTY:
+    case SMALL_MUT_ARR_PTRS_FROZEN_CLEAN: case SMALL_MUT_ARR_PTRS_FROZEN_DIRTY:
+        first = sizeofW(StgSmallMutArrPtrs); count = ((const StgSmallMutArrPtrs *) p)->ptrs;
+        break;
+    default:
+        if (map != NULL) {
+            for (StgWord i = 0; i < size && n < max; i++) {
+                if (map[i] == DEBUG_STUB_WORD_PTR) out[n++] = w[i];
+            }
+        }
+        return n;
+    }
+    if (first > size) return 0;
+    if (count > size - first) count = size - first;
+    for (StgWord i = 0; i < count && n < max; i++) out[n++] = w[first + i];
+    return n;
+}
+
 #endif /* THREADED_RTS */

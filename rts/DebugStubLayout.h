@@ -23,6 +23,11 @@ bool stubNeedsPointerMap (StgHalfWord type);
 const char *stubPointerMap (StgWord p, StgWord size, uint8_t *map,
                             char *buf, size_t buflen);
 
+// The pointer fields of the verified closure at p (`size` words; map its
+// pointer map or NULL), at most max of them, into out; their number.
+size_t stubPointersOf (StgWord p, StgWord size, const uint8_t *map,
+                       StgWord *out, size_t max);
+
 #include "EndPrivate.h"
 
 #endif /* THREADED_RTS */

@@ -525,44 +525,128 @@ putWhy (StubConn *c, const char *why)
     put(c, why, n);
 }
 
-/* READ_CLOSURES: each closure, or why it cannot be read, and the pointer
- * map of those that need one (Note [Pointer maps] in DebugStubLayout.c).
- * A map that stops early (a frame it cannot decode) makes the closure
- * unreadable, with the reason: a debugger must not follow half a stack. */
+/* One closure of READ_CLOSURES: its record (size and memory, pointer
+ * map), or size 0 and why it cannot be read. Returns its size in words (0
+ * if unreadable); *mapp is its pointer map or NULL. */
+typedef struct {
+    uint8_t *map;
+    StgWord cap;
+    char buf[160];
+} MapBuf;
+
+static StgWord
+putClosureRecord (StubConn *c, StgWord p, MapBuf *mb, const uint8_t **mapp)
+{
+    const char *why = NULL;
+    *mapp = NULL;
+    StgWord size = stubClosureSizeW(p, &why);
+    if (size == 0) {
+        put32be(c, 0);
+        putWhy(c, why);
+        return 0;
+    }
+    bool needs = stubNeedsPointerMap(get_itbl((StgClosure *) p)->type);
+    if (needs) {
+        if (size > mb->cap) {
+            mb->cap = size;
+            mb->map = stgReallocBytes(mb->map, mb->cap, "READ_CLOSURES");
+        }
+        why = stubPointerMap(p, size, mb->map, mb->buf, sizeof(mb->buf));
+        if (why != NULL) {
+            put32be(c, 0);
+            putWhy(c, why);
+            return 0;
+        }
+        *mapp = mb->map;
+    }
+    put32be(c, (uint32_t) (size * sizeof(StgWord)));
+    put(c, (void *) p, size * sizeof(StgWord));
+    put32be(c, needs ? (uint32_t) size : 0);
+    if (needs) put(c, mb->map, size);
+    return size;
+}
+
+/* Note [Reading ahead]
+ * ~~~~~~~~~~~~~~~~~~~~
+ * A debugger walks the heap breadth-first and asks for the closures of
+ * its frontier a batch at a time. Along a list, a chain of thunks or any
+ * long path the frontier is one closure wide, and a request a closure is
+ * a round trip a closure: a list of a million cells took a million. So
+ * READ_CLOSURES may carry, after its pointers, a budget (4 bytes): the
+ * stub then also sends, after the records asked for, up to that many
+ * closures found breadth-first from their pointers (the pointer fields of
+ * the common closures: stubPointersOf), each after its address (8 bytes),
+ * at most READ_AHEAD_BYTES of them, and then address 0. The debugger
+ * keeps them and asks only for what it does not hold. Every one is
+ * verified like any other; none is sent twice in one reply; one that
+ * cannot be read is left out (the debugger asks for it and learns why). */
+#define READ_AHEAD_MAX    65536
+#define READ_AHEAD_BYTES  (4u << 20)
+
 static void
 cmdReadClosures (StubConn *c, uint32_t n)
 {
-    uint8_t *map = NULL;
-    StgWord map_cap = 0;
-    char buf[160];
-    for (uint32_t i = 0; i < n && !c->broken; i++) {
-        const char *why = NULL;
-        StgWord p = (StgWord) UNTAG_CLOSURE((StgClosure *) getPtr(c));
-        StgWord size = stubClosureSizeW(p, &why);
-        if (size == 0) {
-            put32be(c, 0);
-            putWhy(c, why);
-            continue;
-        }
-        bool needs = stubNeedsPointerMap(get_itbl((StgClosure *) p)->type);
-        if (needs) {
-            if (size > map_cap) {
-                map_cap = size;
-                map = stgReallocBytes(map, map_cap, "READ_CLOSURES");
-            }
-            why = stubPointerMap(p, size, map, buf, sizeof(buf));
-            if (why != NULL) {
-                put32be(c, 0);
-                putWhy(c, why);
-                continue;
-            }
-        }
-        put32be(c, (uint32_t) (size * sizeof(StgWord)));
-        put(c, (void *) p, size * sizeof(StgWord));
-        put32be(c, needs ? (uint32_t) size : 0);
-        if (needs) put(c, map, size);
+    MapBuf mb = { .map = NULL, .cap = 0 };
+    uint32_t start = c->pos;
+    uint32_t budget = 0;
+    c->pos += 8 * n;
+    if (have(c, 4)) budget = get32be(c);
+    if (budget > READ_AHEAD_MAX) budget = READ_AHEAD_MAX;
+    c->pos = start;
+    // the read-ahead's queue and the set of what it has seen (the
+    // requested closures included)
+    StgWord qcap = budget ? (StgWord) budget * 4 + n : 0;
+    StgWord *queue = NULL, *seen = NULL;
+    StgWord qn = 0, hmask = 0;
+    if (budget) {
+        queue = stgMallocBytes(qcap * sizeof(StgWord), "READ_CLOSURES queue");
+        StgWord hcap = 1;
+        while (hcap < 2 * (qcap + n)) hcap <<= 1;
+        hmask = hcap - 1;
+        seen = stgCallocBytes(hcap, sizeof(StgWord), "READ_CLOSURES seen");
     }
-    stgFree(map);
+#define SEEN_ADD(a) ({ StgWord h_ = ((a) >> 3) * 0x9E3779B97F4A7C15ull;       \
+        bool new_ = true;                                                    \
+        for (StgWord i_ = h_ & hmask;; i_ = (i_ + 1) & hmask) {              \
+            if (seen[i_] == (a)) { new_ = false; break; }                    \
+            if (seen[i_] == 0) { seen[i_] = (a); break; }                    \
+        }                                                                    \
+        new_; })
+    for (uint32_t i = 0; i < n && !c->broken; i++) {
+        StgWord p = (StgWord) UNTAG_CLOSURE((StgClosure *) getPtr(c));
+        const uint8_t *map;
+        StgWord size = putClosureRecord(c, p, &mb, &map);
+        if (budget && p) (void) SEEN_ADD(p);
+        if (budget && size) {
+            qn += stubPointersOf(p, size, map, queue + qn, qcap - qn);
+        }
+    }
+    if (budget) {
+        // the records asked for are sent; now what lies beyond them, each
+        // after its address, and address 0 at the end
+        uint32_t sent = 0;
+        size_t bytes = 0;
+        StgWord qh = 0;
+        while (qh < qn && sent < budget && bytes < READ_AHEAD_BYTES && !c->broken) {
+            StgWord p = (StgWord) UNTAG_CLOSURE((StgClosure *) queue[qh++]);
+            if (p == 0 || !SEEN_ADD(p)) continue;
+            const char *why = NULL;
+            StgWord size = stubClosureSizeW(p, &why);
+            if (size == 0) continue;        // not sent: the debugger asks itself
+            const uint8_t *map;
+            putPtr(c, p);
+            size = putClosureRecord(c, p, &mb, &map);
+            sent++;
+            bytes += size * sizeof(StgWord);
+            if (qh == qn) qh = qn = 0;      // drained: reuse the queue
+            if (qn < qcap) qn += stubPointersOf(p, size, map, queue + qn, qcap - qn);
+        }
+        putPtr(c, 0);
+    }
+#undef SEEN_ADD
+    stgFree(queue);
+    stgFree(seen);
+    stgFree(mb.map);
 }
 
 /* DESCRIBE_INFOS: for each info pointer, what INFO_TABLES, SRT,

@@ -757,6 +757,10 @@ int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
     heap_err(h, "out of memory");
     if (!addrs || !recs || !batch)
         goto done;
+    if (h->conn && h->conn->ahead) { /* read ahead in another pause */
+        h->conn->ahead_free(h->conn->ahead);
+        h->conn->ahead = NULL;
+    }
 
 #define ENQUEUE(a, par)                                                       \
     do {                                                                      \
@@ -922,21 +926,132 @@ static int stub_roots(void *src, uint64_t **out, size_t *n)
     return 0;
 }
 
-/* READ_CLOSURES: the records are the reply itself. */
+/* Closures the stub read ahead (Note [Reading ahead] in
+ * rts/DebugStubRequest.c): address -> their record in buf. Each is used
+ * once (the walk reads a closure once); the whole cache is dropped when it
+ * grows past AHEAD_MAX_BYTES, which costs requests, never correctness. */
+#define AHEAD_BUDGET 4096
+#define AHEAD_WHEN_FEWER 128 /* a narrow frontier: a wide one fills batches */
+#define AHEAD_MAX_BYTES ((size_t)64 << 20)
+typedef struct ahead_cache {
+    dbg_u64map index; /* addr -> offset in buf + 1 */
+    dbg_buf buf;
+} ahead_cache;
+
+static void ahead_free(void *p)
+{
+    ahead_cache *a = p;
+    dbg_u64map_free(&a->index);
+    dbg_buf_free(&a->buf);
+    free(a);
+}
+
+/* The length of the record at p (within len), 0 if malformed. */
+static size_t rec_len(const unsigned char *p, size_t len)
+{
+    dbg_buf b = {(unsigned char *)p, len, len};
+    size_t off = 0;
+    clo_rec r;
+    return next_rec(&b, &off, &r) ? off : 0;
+}
+
+/* READ_CLOSURES for the closures not read ahead, with a read-ahead budget;
+ * the records of all of them, in order, into out. */
 static int stub_closures(void *src, const uint64_t *addrs, size_t n,
                          dbg_buf *out)
 {
     dbg_conn *c = src;
-    dbg_buf body = {0};
-    int r = dbg_buf_put32(&body, (uint32_t)n);
+    if (!c->ahead) {
+        c->ahead = calloc(1, sizeof(ahead_cache));
+        c->ahead_free = ahead_free;
+        if (!c->ahead) {
+            snprintf(c->err, sizeof(c->err), "out of memory");
+            return -1;
+        }
+    }
+    ahead_cache *a = c->ahead;
+    dbg_buf body = {0}, reply = {0};
+    int r = dbg_buf_put32(&body, 0);
+    uint32_t ask = 0, budget = 0;
     for (size_t i = 0; i < n && r == 0; i++)
-        r = dbg_buf_putptr(&body, addrs[i]);
-    if (r == 0)
-        r = dbg_request_ok(c, DEBUG_STUB_CMD_READ_CLOSURES, &body, out);
-    else
+        if (!dbg_u64map_get(&a->index, addrs[i], NULL)) {
+            r = dbg_buf_putptr(&body, addrs[i]);
+            ask++;
+        }
+    if (r == 0 && ask) {
+        body.p[0] = (unsigned char)(ask >> 24);
+        body.p[1] = (unsigned char)(ask >> 16);
+        body.p[2] = (unsigned char)(ask >> 8);
+        body.p[3] = (unsigned char)ask;
+        budget = ask < AHEAD_WHEN_FEWER ? AHEAD_BUDGET : 0;
+        if (budget)
+            r = dbg_buf_put32(&body, budget);
+        if (r == 0)
+            r = dbg_request_ok(c, DEBUG_STUB_CMD_READ_CLOSURES, &body, &reply);
+        else
+            snprintf(c->err, sizeof(c->err), "out of memory");
+    } else if (r != 0) {
         snprintf(c->err, sizeof(c->err), "out of memory");
+    }
     dbg_buf_free(&body);
+    if (r != 0) {
+        dbg_buf_free(&reply);
+        return -1;
+    }
+    /* the records in order: from the cache or the reply */
+    size_t off = 0;
+    for (size_t i = 0; i < n && r == 0; i++) {
+        uint64_t at;
+        if (dbg_u64map_get(&a->index, addrs[i], &at)) {
+            size_t len = rec_len(a->buf.p + at - 1, a->buf.len - (at - 1));
+            r = dbg_buf_put(out, a->buf.p + at - 1, len);
+            continue;
+        }
+        size_t len = rec_len(reply.p + off, reply.len - off);
+        if (!len)
+            goto malformed;
+        r = dbg_buf_put(out, reply.p + off, len);
+        off += len;
+    }
+    /* what the stub read ahead */
+    if (r == 0 && !budget && off != reply.len)
+        goto malformed;
+    if (r == 0 && budget) {
+        if (a->buf.len > AHEAD_MAX_BYTES) {
+            dbg_u64map_free(&a->index);
+            a->buf.len = 0;
+        }
+        for (;;) {
+            if (reply.len - off < 8)
+                goto malformed;
+            uint64_t addr = dbg_rdptr(reply.p + off);
+            off += 8;
+            if (!addr)
+                break;
+            size_t len = rec_len(reply.p + off, reply.len - off);
+            if (!len)
+                goto malformed;
+            if (!dbg_u64map_get(&a->index, addr, NULL)) {
+                size_t at = a->buf.len;
+                if (dbg_buf_put(&a->buf, reply.p + off, len) != 0 ||
+                    dbg_u64map_put(&a->index, addr, at + 1) != 0) {
+                    r = -1;
+                    break;
+                }
+            }
+            off += len;
+        }
+        if (r == 0 && off != reply.len)
+            goto malformed;
+    }
+    if (r != 0)
+        snprintf(c->err, sizeof(c->err), "out of memory");
+    dbg_buf_free(&reply);
     return r;
+malformed:
+    snprintf(c->err, sizeof(c->err), "READ_CLOSURES: malformed reply");
+    dbg_buf_free(&reply);
+    return -1;
 }
 
 /* One DESCRIBE_INFOS record at *off into in: 1, or 0 if malformed. */

@@ -123,34 +123,20 @@ static int bucket_of(uint64_t live, uint64_t size)
     return b >= BLOCKS_BUCKETS ? BLOCKS_BUCKETS - 1 : b;
 }
 
-/* A retainer path (path[n-1] is the root), root first. A run of more
- * than PATH_RUN closures with one info table (the cells of a long list,
- * the nodes of a deep tree spine) is shown by its first two and last
- * closures and a count, so the path stays readable. */
-#define PATH_RUN 4
+/* A retainer path (path[n-1] is the root), root first, with the info
+ * tables the walk recorded. */
 static void blocks_print_path(dbg_heap *h, const dbg_u64map *info,
                               const uint64_t *path, size_t n)
 {
-    size_t j = n;
-    while (j > 0) {
-        uint64_t iptr = 0, other = 0;
-        dbg_u64map_get(info, path[j - 1], &iptr);
-        size_t run = 1; /* path[j-1], path[j-2], ... with this table */
-        while (run < j && dbg_u64map_get(info, path[j - 1 - run], &other) &&
-               other == iptr)
-            run++;
-        if (run <= PATH_RUN) {
-            for (size_t k = 0; k < run; k++, j--)
-                debug_print_closure(h, path[j - 1], iptr, j == n);
-            continue;
-        }
-        debug_print_closure(h, path[j - 1], iptr, j == n);
-        debug_print_closure(h, path[j - 2], iptr, 0);
-        printf("  ... %zu more closures with the same info table\n",
-               run - 3);
-        debug_print_closure(h, path[j - run], iptr, 0);
-        j -= run;
+    uint64_t *infos = malloc((n ? n : 1) * sizeof(*infos));
+    if (!infos)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        infos[i] = 0;
+        dbg_u64map_get(info, path[i], &infos[i]);
     }
+    debug_print_path(h, path, infos, n);
+    free(infos);
 }
 
 /* Indices of the `want` emptiest pinned groups holding objects, emptiest

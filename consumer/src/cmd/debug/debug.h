@@ -22,7 +22,8 @@ typedef struct debug_command {
 
 extern const debug_command debug_cmd_list, debug_cmd_pause, debug_cmd_resume,
     debug_cmd_census, debug_cmd_thunks, debug_cmd_retainers,
-    debug_cmd_snapshot, debug_cmd_blocks, debug_cmd_dups, debug_cmd_gml;
+    debug_cmd_snapshot, debug_cmd_blocks, debug_cmd_dups, debug_cmd_gml,
+    debug_cmd_dominators;
 
 /* "rtscope debug NAME: MSG" and where its help is; returns
  * CLI_EXIT_USAGE. */
@@ -39,6 +40,11 @@ int debug_target_and_gc(const debug_command *dc, int argc, char **argv,
  * source; "(root)" when root. */
 void debug_print_closure(dbg_heap *h, uint64_t addr, uint64_t infoptr,
                          int root);
+/* A retainer path, path[n-1] the root and infos[i] the info pointer of
+ * path[i], printed root first; long runs of one info table shortened to
+ * their ends and a count. */
+void debug_print_path(dbg_heap *h, const uint64_t *path,
+                      const uint64_t *infos, size_t n);
 /* The path from a root to `addr` through the first-reached parents
  * (addr -> parent, 0 for a root), target first, into *path (realloc'd).
  * Returns its length, 0 when out of memory. */
@@ -53,6 +59,7 @@ int debug_snapshot_cmd_run(int argc, char **argv);
 int debug_blocks_run(int argc, char **argv);
 int debug_dups_run(int argc, char **argv);
 int debug_gml_run(int argc, char **argv);
+int debug_dominators_run(int argc, char **argv);
 
 /* `rtscope help debug [NAME]` and `rtscope debug NAME --help`. */
 int debug_help(const char *name);

@@ -79,6 +79,33 @@ void debug_print_closure(dbg_heap *h, uint64_t addr, uint64_t infoptr,
     printf("\n");
 }
 
+/* A run of more than PATH_RUN closures with one info table (the cells of
+ * a long list, the nodes of a deep tree spine) is shown by its first two
+ * and last closures and a count, so the path stays readable. */
+#define PATH_RUN 4
+void debug_print_path(dbg_heap *h, const uint64_t *path,
+                      const uint64_t *infos, size_t n)
+{
+    size_t j = n;
+    while (j > 0) {
+        uint64_t iptr = infos[j - 1];
+        size_t run = 1; /* path[j-1], path[j-2], ... with this table */
+        while (run < j && infos[j - 1 - run] == iptr)
+            run++;
+        if (run <= PATH_RUN) {
+            for (size_t k = 0; k < run; k++, j--)
+                debug_print_closure(h, path[j - 1], iptr, j == n);
+            continue;
+        }
+        debug_print_closure(h, path[j - 1], iptr, j == n);
+        debug_print_closure(h, path[j - 2], iptr, 0);
+        printf("  ... %zu more closures with the same info table\n",
+               run - 3);
+        debug_print_closure(h, path[j - run], iptr, 0);
+        j -= run;
+    }
+}
+
 /* The path from a root to `addr`, target first, into *path (realloc'd).
  * Returns its length, 0 when out of memory. */
 size_t debug_retainer_path(const dbg_u64map *parent, uint64_t addr,

@@ -1,0 +1,511 @@
+/* debug_graph: the reachable heap as a graph, and its dominator tree. See
+ * debug_graph.h. */
+#define _GNU_SOURCE
+#include "rtscope/debug/debug_graph.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Note [Dominators]
+ * ~~~~~~~~~~~~~~~~~
+ * The graph: the closures a walk reads, numbered in the order it reads
+ * them (so a closure's first-reached parent has a smaller id), and a
+ * virtual root whose pointers are the GC roots. Its dominator tree is
+ * computed with Lengauer and Tarjan's algorithm ("A fast algorithm for
+ * finding dominators in a flowgraph", TOPLAS 1979), the simple version
+ * with path compression: O(E log N), iterative throughout (a list of ten
+ * million cells is a path that deep), in arrays of 32-bit indices:
+ *
+ *   1. a depth-first numbering from the virtual root, over the pointers;
+ *   2. the predecessors of every closure, in that numbering (the pointers
+ *      are freed then: nothing after needs them);
+ *   3. semidominators in decreasing number, with a forest linked as it
+ *      goes and evaluated with path compression; then the immediate
+ *      dominators in increasing number;
+ *   4. retained sizes: each closure's size, added to its immediate
+ *      dominator's in decreasing number (a dominator is always numbered
+ *      before what it dominates).
+ *
+ * Memory: the graph keeps 8 (address) + 4 (size) + 4 (info) + 4 (parent)
+ * bytes a closure and 4 a pointer; the computation adds 4 a pointer
+ * (predecessors) and six arrays of 4 bytes a closure, and the retained
+ * sizes 8. benchmarks/debug measures it per million closures.
+ *
+ * Ids of addresses: a bit per heap word in 1 MiB pages, with counts of the
+ * bits before each 64-bit word (a rank), and the rank's id: 2.3% of the
+ * heap's size plus 4 bytes a closure, where a hash table of addresses
+ * would take 24. */
+
+#define PAGE_SHIFT 20
+#define PAGE_WORDS ((size_t)1 << (PAGE_SHIFT - 3 - 6)) /* uint64_t a page */
+
+typedef struct rpage {
+    uint64_t *bits;
+    uint32_t *pre; /* bits set before word w of this page */
+    uint32_t base; /* rank of the page's first closure */
+} rpage;
+
+typedef struct rankset {
+    dbg_u64map index; /* (addr >> PAGE_SHIFT) + 1 -> page + 1 */
+    rpage *pages;
+    size_t n, cap;
+    uint64_t last_key;
+    rpage *last;
+} rankset;
+
+static rpage *rank_page(rankset *s, uint64_t a, int create)
+{
+    uint64_t key = (a >> PAGE_SHIFT) + 1, v;
+    if (s->last && key == s->last_key)
+        return s->last;
+    if (dbg_u64map_get(&s->index, key, &v)) {
+        s->last = &s->pages[v - 1];
+    } else {
+        if (!create)
+            return NULL;
+        if (s->n == s->cap) {
+            size_t nc = s->cap ? s->cap * 2 : 64;
+            rpage *np = realloc(s->pages, nc * sizeof(*np));
+            if (!np)
+                return NULL;
+            s->pages = np;
+            s->cap = nc;
+        }
+        rpage *p = &s->pages[s->n];
+        memset(p, 0, sizeof(*p));
+        p->bits = calloc(PAGE_WORDS, sizeof(*p->bits));
+        if (!p->bits || dbg_u64map_put(&s->index, key, s->n + 1) != 0) {
+            free(p->bits);
+            return NULL;
+        }
+        s->n++;
+        s->last = p;
+    }
+    s->last_key = key;
+    return s->last;
+}
+
+static int rank_add(rankset *s, uint64_t a)
+{
+    rpage *p = rank_page(s, a, 1);
+    if (!p)
+        return -1;
+    uint64_t w = (a & (((uint64_t)1 << PAGE_SHIFT) - 1)) >> 3;
+    p->bits[w >> 6] |= (uint64_t)1 << (w & 63);
+    return 0;
+}
+
+static int rank_finish(rankset *s)
+{
+    uint32_t base = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        rpage *p = &s->pages[i];
+        p->pre = malloc(PAGE_WORDS * sizeof(*p->pre));
+        if (!p->pre)
+            return -1;
+        p->base = base;
+        uint32_t c = 0;
+        for (size_t w = 0; w < PAGE_WORDS; w++) {
+            p->pre[w] = c;
+            c += (uint32_t)__builtin_popcountll(p->bits[w]);
+        }
+        base += c;
+    }
+    s->last = NULL;
+    return 0;
+}
+
+/* The rank of a, or NONE when a is not in the set. */
+static uint32_t rank_of(rankset *s, uint64_t a)
+{
+    rpage *p = rank_page(s, a, 0);
+    if (!p || (a & 7))
+        return DBG_GRAPH_NONE;
+    uint64_t w = (a & (((uint64_t)1 << PAGE_SHIFT) - 1)) >> 3;
+    uint64_t word = p->bits[w >> 6], bit = (uint64_t)1 << (w & 63);
+    if (!(word & bit))
+        return DBG_GRAPH_NONE;
+    return p->base + p->pre[w >> 6] +
+           (uint32_t)__builtin_popcountll(word & (bit - 1));
+}
+
+static void rank_free(rankset *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->pages[i].bits);
+        free(s->pages[i].pre);
+    }
+    free(s->pages);
+    dbg_u64map_free(&s->index);
+    memset(s, 0, sizeof(*s));
+}
+
+/* ---- building --------------------------------------------------------- */
+
+struct dbg_graph_builder {
+    dbg_heap *h;
+    dbg_graph *g;
+    size_t cap;
+    uint64_t *paddr;           /* parent addresses, resolved at the end */
+    uint64_t *eaddr;           /* pointer targets, resolved at the end */
+    size_t ne, ecap;
+    rankset rs;
+    int nomem, toobig;
+};
+typedef struct dbg_graph_builder build_state;
+
+static int grow_to(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : 4096;
+    while (nc < need)
+        nc *= 2;
+    void *np = realloc(*p, nc * elem);
+    if (!np)
+        return -1;
+    *p = np;
+    *cap = nc;
+    return 0;
+}
+
+int dbg_graph_visit(void *ctx, const dbg_closure *c, uint64_t parent)
+{
+    build_state *b = ctx;
+    dbg_graph *g = b->g;
+    if (g->n + 1 >= DBG_GRAPH_NONE || b->ne + c->nptrs >= DBG_GRAPH_NONE)
+        return b->toobig = 1;
+    if (g->n == b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 65536;
+        uint64_t *a = realloc(g->addr, nc * sizeof(*a));
+        if (a)
+            g->addr = a;
+        uint32_t *s = realloc(g->size, nc * sizeof(*s));
+        if (s)
+            g->size = s;
+        uint32_t *in = realloc(g->info, nc * sizeof(*in));
+        if (in)
+            g->info = in;
+        uint64_t *pa = realloc(b->paddr, nc * sizeof(*pa));
+        if (pa)
+            b->paddr = pa;
+        uint32_t *off = realloc(g->off, (nc + 2) * sizeof(*off));
+        if (off)
+            g->off = off;
+        if (!a || !s || !in || !pa || !off)
+            return b->nomem = 1;
+        b->cap = nc;
+    }
+    if (grow_to((void **)&b->eaddr, &b->ecap, b->ne + c->nptrs,
+                sizeof(*b->eaddr)) != 0 ||
+        rank_add(&b->rs, c->addr) != 0)
+        return b->nomem = 1;
+    size_t i = g->n++;
+    g->addr[i] = c->addr;
+    g->size[i] = c->size;
+    g->info[i] = (uint32_t)(c->info - b->h->infos);
+    b->paddr[i] = parent;
+    g->off[i] = (uint32_t)b->ne;
+    memcpy(b->eaddr + b->ne, c->ptrs, c->nptrs * sizeof(*c->ptrs));
+    b->ne += c->nptrs;
+    g->bytes += c->size;
+    return 0;
+}
+
+dbg_graph_builder *dbg_graph_builder_new(dbg_heap *h, dbg_graph *g)
+{
+    memset(g, 0, sizeof(*g));
+    build_state *b = calloc(1, sizeof(*b));
+    if (b) {
+        b->h = h;
+        b->g = g;
+    }
+    return b;
+}
+
+int dbg_graph_builder_finish(dbg_graph_builder *bp, const uint64_t *roots,
+                             size_t nroots)
+{
+    build_state b = *bp;
+    free(bp);
+    dbg_graph *g = b.g;
+    uint32_t *rank2id = NULL;
+    int r = -1;
+    if (b.nomem || b.toobig) {
+        snprintf(g->err, sizeof(g->err), "%s",
+                 b.toobig ? "more than 4 billion closures or pointers"
+                          : "out of memory");
+        goto done;
+    }
+    if (!g->off) { /* nothing reachable */
+        g->off = calloc(2, sizeof(*g->off));
+        if (!g->off)
+            goto oom;
+    }
+    g->off[g->n] = (uint32_t)b.ne;
+    if (rank_finish(&b.rs) != 0)
+        goto oom;
+    rank2id = malloc((g->n ? g->n : 1) * sizeof(*rank2id));
+    g->parent = malloc((g->n ? g->n : 1) * sizeof(*g->parent));
+    g->succ = malloc((b.ne ? b.ne : 1) * sizeof(*g->succ));
+    g->roots = malloc((nroots ? nroots : 1) * sizeof(*g->roots));
+    if (!rank2id || !g->parent || !g->succ || !g->roots)
+        goto oom;
+    for (size_t i = 0; i < g->n; i++)
+        rank2id[rank_of(&b.rs, g->addr[i])] = (uint32_t)i;
+#define ID_OF(a) ({ uint32_t k_ = rank_of(&b.rs, (a));                        \
+                    k_ == DBG_GRAPH_NONE ? DBG_GRAPH_NONE : rank2id[k_]; })
+    for (size_t i = 0; i < g->n; i++)
+        g->parent[i] = b.paddr[i] ? ID_OF(b.paddr[i]) : DBG_GRAPH_NONE;
+    free(b.paddr);
+    b.paddr = NULL;
+    /* pointers to what could not be read are dropped */
+    size_t w = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        size_t from = g->off[i], to = g->off[i + 1];
+        g->off[i] = (uint32_t)w;
+        for (size_t e = from; e < to; e++) {
+            uint32_t t = ID_OF(b.eaddr[e]);
+            if (t != DBG_GRAPH_NONE)
+                g->succ[w++] = t;
+        }
+    }
+    g->off[g->n] = (uint32_t)w;
+    for (size_t i = 0; i < nroots; i++) {
+        uint32_t t = ID_OF(roots[i] & ~(uint64_t)7);
+        if (t != DBG_GRAPH_NONE)
+            g->roots[g->nroots++] = t;
+    }
+#undef ID_OF
+    r = 0;
+    goto done;
+oom:
+    snprintf(g->err, sizeof(g->err), "out of memory");
+done:
+    free(rank2id);
+    free(b.paddr);
+    free(b.eaddr);
+    rank_free(&b.rs);
+    return r;
+}
+
+int dbg_graph_build(dbg_heap *h, const uint64_t *roots, size_t nroots,
+                    dbg_graph *g)
+{
+    dbg_graph_builder *b = dbg_graph_builder_new(h, g);
+    if (!b) {
+        snprintf(g->err, sizeof(g->err), "out of memory");
+        return -1;
+    }
+    if (dbg_heap_walk(h, roots, nroots, dbg_graph_visit, b) != 0) {
+        snprintf(g->err, sizeof(g->err), "%s", h->err);
+        dbg_graph_builder_finish(b, NULL, 0);
+        return -1;
+    }
+    return dbg_graph_builder_finish(b, roots, nroots);
+}
+
+/* ---- dominators ------------------------------------------------------- */
+
+typedef struct lt {
+    uint32_t *ancestor, *label, *semi, *stack;
+} lt;
+
+/* EVAL with path compression, iteratively: the path from v up to the
+ * forest root's child, compressed top down. */
+static uint32_t lt_eval(lt *t, uint32_t v)
+{
+    if (!t->ancestor[v])
+        return v;
+    size_t n = 0;
+    for (uint32_t u = v; t->ancestor[t->ancestor[u]]; u = t->ancestor[u])
+        t->stack[n++] = u;
+    while (n-- > 0) {
+        uint32_t u = t->stack[n], a = t->ancestor[u];
+        if (t->semi[t->label[a]] < t->semi[t->label[u]])
+            t->label[u] = t->label[a];
+        t->ancestor[u] = t->ancestor[a];
+    }
+    return t->label[v];
+}
+
+int dbg_graph_dominators(dbg_graph *g)
+{
+    size_t n = g->n, nv = n + 1; /* node n: the virtual root */
+    uint32_t root = (uint32_t)n;
+    /* dfs numbers 1..nv; 0: not reached */
+    uint32_t *dfn = calloc(nv, sizeof(*dfn));
+    uint32_t *vertex = malloc((nv + 1) * sizeof(*vertex));
+    uint32_t *dparent = malloc((nv + 1) * sizeof(*dparent));
+    uint32_t *cursor = malloc(nv * sizeof(*cursor)); /* DFS stack: nodes */
+    uint32_t *pos = malloc(nv * sizeof(*pos));       /* and next pointer */
+    uint32_t *poff = NULL, *pred = NULL;
+    lt t = {0};
+    uint32_t *idom = NULL, *bucket = NULL, *bnext = NULL;
+    int r = -1;
+    if (!dfn || !vertex || !dparent || !cursor || !pos)
+        goto oom;
+    /* 1. depth-first numbering */
+    uint32_t k = 0;
+    size_t sp = 0;
+    dfn[root] = ++k;
+    vertex[k] = root;
+    dparent[k] = 0;
+    cursor[sp] = root;
+    pos[sp++] = 0;
+    while (sp > 0) {
+        uint32_t v = cursor[sp - 1];
+        uint32_t deg = v == root ? (uint32_t)g->nroots : g->off[v + 1] - g->off[v];
+        const uint32_t *out = v == root ? g->roots : g->succ + g->off[v];
+        if (pos[sp - 1] == deg) {
+            sp--;
+            continue;
+        }
+        uint32_t w = out[pos[sp - 1]++];
+        if (dfn[w])
+            continue;
+        dfn[w] = ++k;
+        vertex[k] = w;
+        dparent[k] = dfn[v];
+        cursor[sp] = w;
+        pos[sp++] = 0;
+    }
+    free(cursor);
+    free(pos);
+    cursor = pos = NULL;
+    uint32_t nn = k; /* numbered: every closure (all were reached) */
+    /* 2. predecessors, by dfs number */
+    poff = calloc((size_t)nn + 2, sizeof(*poff));
+    if (!poff)
+        goto oom;
+    for (size_t v = 0; v < nv; v++) {
+        uint32_t deg = v == root ? (uint32_t)g->nroots : g->off[v + 1] - g->off[v];
+        const uint32_t *out = v == root ? g->roots : g->succ + g->off[v];
+        if (!dfn[v])
+            continue;
+        for (uint32_t e = 0; e < deg; e++)
+            if (dfn[out[e]])
+                poff[dfn[out[e]] + 1]++;
+    }
+    for (size_t i = 1; i <= (size_t)nn + 1; i++)
+        poff[i] += poff[i - 1];
+    pred = malloc((poff[nn + 1] ? poff[nn + 1] : 1) * sizeof(*pred));
+    uint32_t *fill = malloc(((size_t)nn + 2) * sizeof(*fill));
+    if (!pred || !fill) {
+        free(fill);
+        goto oom;
+    }
+    memcpy(fill, poff, ((size_t)nn + 2) * sizeof(*fill));
+    for (size_t v = 0; v < nv; v++) {
+        uint32_t deg = v == root ? (uint32_t)g->nroots : g->off[v + 1] - g->off[v];
+        const uint32_t *out = v == root ? g->roots : g->succ + g->off[v];
+        if (!dfn[v])
+            continue;
+        for (uint32_t e = 0; e < deg; e++)
+            if (dfn[out[e]])
+                pred[fill[dfn[out[e]]]++] = dfn[v];
+    }
+    free(fill);
+    free(dfn);
+    dfn = NULL;
+    free(g->succ);
+    g->succ = NULL;
+    free(g->off);
+    g->off = NULL;
+    /* 3. semidominators and immediate dominators, in dfs numbers */
+    size_t na = (size_t)nn + 1;
+    t.ancestor = calloc(na, sizeof(uint32_t));
+    t.label = malloc(na * sizeof(uint32_t));
+    t.semi = malloc(na * sizeof(uint32_t));
+    t.stack = malloc(na * sizeof(uint32_t));
+    idom = calloc(na, sizeof(uint32_t));
+    bucket = calloc(na, sizeof(uint32_t));
+    bnext = malloc(na * sizeof(uint32_t));
+    if (!t.ancestor || !t.label || !t.semi || !t.stack || !idom || !bucket ||
+        !bnext)
+        goto oom;
+    for (uint32_t v = 1; v <= nn; v++) {
+        t.label[v] = v;
+        t.semi[v] = v;
+    }
+    for (uint32_t w = nn; w >= 2; w--) {
+        for (uint32_t e = poff[w]; e < poff[w + 1]; e++) {
+            uint32_t u = lt_eval(&t, pred[e]);
+            if (t.semi[u] < t.semi[w])
+                t.semi[w] = t.semi[u];
+        }
+        uint32_t s = t.semi[w], p = dparent[w];
+        bnext[w] = bucket[s];
+        bucket[s] = w;
+        t.ancestor[w] = p; /* LINK */
+        for (uint32_t v = bucket[p]; v; v = bnext[v]) {
+            uint32_t u = lt_eval(&t, v);
+            idom[v] = t.semi[u] < t.semi[v] ? u : p;
+        }
+        bucket[p] = 0;
+    }
+    for (uint32_t w = 2; w <= nn; w++)
+        if (idom[w] != t.semi[w])
+            idom[w] = idom[idom[w]];
+    free(pred);
+    pred = NULL;
+    free(poff);
+    poff = NULL;
+    free(t.ancestor);
+    free(t.label);
+    free(t.semi);
+    free(t.stack);
+    memset(&t, 0, sizeof(t));
+    free(bucket);
+    bucket = NULL;
+    free(bnext);
+    bnext = NULL;
+    /* 4. retained sizes; back to closure ids */
+    g->retained = calloc(nv, sizeof(*g->retained));
+    g->idom = malloc(nv * sizeof(*g->idom));
+    if (!g->retained || !g->idom)
+        goto oom;
+    for (size_t v = 0; v < nv; v++)
+        g->idom[v] = DBG_GRAPH_NONE;
+    for (uint32_t w = nn; w >= 2; w--) {
+        uint32_t v = vertex[w], d = vertex[idom[w]];
+        g->retained[v] += g->size[v];
+        g->retained[d] += g->retained[v];
+        g->idom[v] = d;
+    }
+    r = 0;
+    goto done;
+oom:
+    snprintf(g->err, sizeof(g->err), "out of memory");
+done:
+    free(dfn);
+    free(vertex);
+    free(dparent);
+    free(cursor);
+    free(pos);
+    free(poff);
+    free(pred);
+    free(t.ancestor);
+    free(t.label);
+    free(t.semi);
+    free(t.stack);
+    free(idom);
+    free(bucket);
+    free(bnext);
+    return r;
+}
+
+void dbg_graph_free(dbg_graph *g)
+{
+    free(g->addr);
+    free(g->size);
+    free(g->info);
+    free(g->parent);
+    free(g->off);
+    free(g->succ);
+    free(g->roots);
+    free(g->idom);
+    free(g->retained);
+    memset(g, 0, sizeof(*g));
+}

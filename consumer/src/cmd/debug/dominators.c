@@ -1,0 +1,487 @@
+/* rtscope debug dominators: the dominator tree of the reachable heap,
+ * retained sizes by info table, constructor and module, and the leak
+ * suspects (Note [Leak suspects]). */
+#define _GNU_SOURCE
+#include "debug.h"
+
+#include "cli.h"
+#include "rtscope/debug/debug_graph.h"
+#include "rtscope/debug/debug_heap.h"
+#include "rtscope/model/ipe.h"
+#include "session.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+/* Note [Retained size by group]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The retained size of a group (an info table, a constructor, a module) is
+ * the sum of the retained sizes of its closures that no other closure of
+ * the group dominates: a list's cells each retain the rest of the list,
+ * and adding them all up would count the tail once per cell. It is what
+ * the heap would lose if every closure of the group became unreachable.
+ * One preorder walk of the dominator tree computes it for the three
+ * groupings at once, with a count per group of its closures open on the
+ * walk's path. */
+
+/* Note [Leak suspects]
+ * ~~~~~~~~~~~~~~~~~~~~
+ * A suspect retains at least THRESHOLD of the heap. From the root of the
+ * dominator tree, the closures retaining that much are followed down to
+ * where the bytes spread out: a closure is a suspect when none of the
+ * closures it immediately dominates retains that much (the bytes are
+ * spread over many), or when one that does has its own info table (the
+ * top of a recursive structure: a Map's root node, the first cell of a
+ * list, the newest thunk of a chain). Above a suspect are its owners (the
+ * thread, its stack, the IORef), shown by its retainer path: the shortest
+ * path from a root, as the walk first reached it. */
+
+typedef struct dom_group {
+    uint64_t retained; /* Note [Retained size by group] */
+    uint64_t bytes;    /* its own closures' bytes */
+    uint64_t count;
+    uint32_t open;
+    uint32_t top; /* closures not dominated by one of the group */
+} dom_group;
+
+enum { G_INFO, G_CON, G_MODULE, G_N };
+
+typedef struct dom_state {
+    dbg_heap *h;
+    dbg_graph g;
+    /* per info table: its group in each grouping */
+    uint32_t *gid[G_N];
+    char **names[G_N]; /* group id -> name */
+    size_t ngroups[G_N];
+    dom_group *groups[G_N];
+    /* the dominator tree's children */
+    uint32_t *coff, *child;
+} dom_state;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void info_name(dbg_heap *h, dbg_info *in, char *buf, size_t len)
+{
+    char *const *src = dbg_heap_source(h, in);
+    const char *type = dbg_closure_type_name(in->type);
+    if (src) {
+        ipe_entry e = {.info = in->ptr, .table_name = src[0],
+                       .closure_desc = src[1], .ty_desc = src[2],
+                       .label = src[3], .module = src[4], .srcloc = src[5]};
+        char name[1024];
+        ipe_display_name(name, sizeof(name), &e);
+        snprintf(buf, len, "0x%" PRIx64 " %s %s", in->ptr, type, name);
+    } else {
+        const char *con = dbg_heap_con_descr(h, in);
+        char disp[1024];
+        if (con)
+            dbg_con_display(con, disp, sizeof(disp));
+        snprintf(buf, len, "0x%" PRIx64 " %s %s", in->ptr, type,
+                 con ? disp : "-");
+    }
+}
+
+static void group_name(dbg_heap *h, dbg_info *in, int k, char *buf,
+                       size_t len)
+{
+    const char *type = dbg_closure_type_name(in->type);
+    if (k == G_INFO) {
+        info_name(h, in, buf, len);
+    } else if (k == G_CON) {
+        const char *con = dbg_heap_con_descr(h, in);
+        if (con)
+            dbg_con_display(con, buf, len);
+        else
+            snprintf(buf, len, "%s", type);
+    } else if (!dbg_info_module(h, in, buf, len)) {
+        snprintf(buf, len, "%s %s", dbg_info_is_rts(h, in) ? "(RTS)" : "(unknown)",
+                 type);
+    }
+}
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t x = 1469598103934665603ULL;
+    for (; *s; s++)
+        x = (x ^ (unsigned char)*s) * 1099511628211ULL;
+    return x ? x : 1;
+}
+
+/* Groups of every info table, names interned. */
+static int dom_groups(dom_state *s)
+{
+    size_t ni = s->h->ninfos;
+    for (int k = 0; k < G_N; k++) {
+        s->gid[k] = malloc((ni ? ni : 1) * sizeof(uint32_t));
+        s->names[k] = malloc((ni ? ni : 1) * sizeof(char *));
+        if (!s->gid[k] || !s->names[k])
+            return -1;
+        dbg_u64map ids = {0};
+        for (size_t i = 0; i < ni; i++) {
+            char buf[1400];
+            group_name(s->h, &s->h->infos[i], k, buf, sizeof(buf));
+            uint64_t key = str_hash(buf), v;
+            while (dbg_u64map_get(&ids, key, &v) &&
+                   strcmp(s->names[k][v - 1], buf) != 0)
+                key = key + 1 ? key + 1 : 1;
+            if (!dbg_u64map_get(&ids, key, &v)) {
+                s->names[k][s->ngroups[k]] = strdup(buf);
+                if (!s->names[k][s->ngroups[k]] ||
+                    dbg_u64map_put(&ids, key, s->ngroups[k] + 1) != 0) {
+                    dbg_u64map_free(&ids);
+                    return -1;
+                }
+                v = ++s->ngroups[k];
+            }
+            s->gid[k][i] = (uint32_t)(v - 1);
+        }
+        dbg_u64map_free(&ids);
+        s->groups[k] = calloc(s->ngroups[k] + 1, sizeof(dom_group));
+        if (!s->groups[k])
+            return -1;
+    }
+    return 0;
+}
+
+/* The dominator tree's children lists (the virtual root is g.n). */
+static int dom_children(dom_state *s)
+{
+    size_t n = s->g.n;
+    s->coff = calloc(n + 2, sizeof(uint32_t));
+    s->child = malloc((n ? n : 1) * sizeof(uint32_t));
+    if (!s->coff || !s->child)
+        return -1;
+    for (size_t v = 0; v < n; v++)
+        s->coff[s->g.idom[v] + 1]++;
+    for (size_t i = 1; i <= n + 1; i++)
+        s->coff[i] += s->coff[i - 1];
+    uint32_t *fill = malloc((n + 1) * sizeof(uint32_t));
+    if (!fill)
+        return -1;
+    memcpy(fill, s->coff, (n + 1) * sizeof(uint32_t));
+    for (size_t v = 0; v < n; v++)
+        s->child[fill[s->g.idom[v]]++] = (uint32_t)v;
+    free(fill);
+    return 0;
+}
+
+/* Note [Retained size by group]: a preorder walk of the dominator tree. */
+static int dom_aggregate(dom_state *s)
+{
+    size_t n = s->g.n;
+    uint32_t *stack = malloc((n + 1) * sizeof(uint32_t));
+    uint32_t *next = malloc((n + 1) * sizeof(uint32_t));
+    if (!stack || !next) {
+        free(stack);
+        free(next);
+        return -1;
+    }
+    size_t sp = 0;
+    stack[sp] = (uint32_t)n;
+    next[sp++] = s->coff[n];
+    while (sp > 0) {
+        uint32_t v = stack[sp - 1];
+        if (next[sp - 1] == s->coff[v + 1]) { /* leave v */
+            sp--;
+            if (v != n)
+                for (int k = 0; k < G_N; k++)
+                    s->groups[k][s->gid[k][s->g.info[v]]].open--;
+            continue;
+        }
+        uint32_t c = s->child[next[sp - 1]++];
+        for (int k = 0; k < G_N; k++) { /* enter c */
+            dom_group *gr = &s->groups[k][s->gid[k][s->g.info[c]]];
+            if (!gr->open) {
+                gr->retained += s->g.retained[c];
+                gr->top++;
+            }
+            gr->open++;
+            gr->count++;
+            gr->bytes += s->g.size[c];
+        }
+        stack[sp] = c;
+        next[sp++] = s->coff[c];
+    }
+    free(stack);
+    free(next);
+    return 0;
+}
+
+static const dom_group *sort_groups;
+static int by_retained(const void *a, const void *b)
+{
+    const dom_group *x = &sort_groups[*(const uint32_t *)a],
+                    *y = &sort_groups[*(const uint32_t *)b];
+    if (x->retained != y->retained)
+        return x->retained < y->retained ? 1 : -1;
+    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static void pct_of(char *buf, size_t len, uint64_t part, uint64_t whole)
+{
+    snprintf(buf, len, "%.1f%%", whole ? 100.0 * (double)part / (double)whole : 0.0);
+}
+
+static int dom_print_groups(dom_state *s, int k, size_t limit)
+{
+    static const char *const title[G_N] = {"info table", "constructor", "module"};
+    uint32_t *order = malloc((s->ngroups[k] + 1) * sizeof(uint32_t));
+    if (!order)
+        return -1;
+    for (uint32_t i = 0; i < s->ngroups[k]; i++)
+        order[i] = i;
+    sort_groups = s->groups[k];
+    qsort(order, s->ngroups[k], sizeof(*order), by_retained);
+    printf("\nretained by %s (what no closure of the same %s dominates)\n",
+           title[k], title[k]);
+    printf("%14s %7s %10s %14s  %s\n", "retained", "heap", "count", "own bytes",
+           title[k]);
+    for (size_t i = 0; i < s->ngroups[k] && i < limit; i++) {
+        const dom_group *gr = &s->groups[k][order[i]];
+        if (!gr->count)
+            break;
+        char pct[32];
+        pct_of(pct, sizeof(pct), gr->retained, s->g.bytes);
+        printf("%14" PRIu64 " %7s %10" PRIu64 " %14" PRIu64 "  %s\n",
+               gr->retained, pct, gr->count, gr->bytes, s->names[k][order[i]]);
+    }
+    free(order);
+    return 0;
+}
+
+/* Note [Leak suspects] */
+static size_t dom_suspects(dom_state *s, uint64_t thr, uint32_t *out,
+                           size_t max)
+{
+    size_t n = s->g.n, ns = 0;
+    uint32_t *stack = malloc((n + 1) * sizeof(uint32_t));
+    if (!stack)
+        return 0;
+    size_t sp = 0;
+    stack[sp++] = (uint32_t)n;
+    while (sp > 0) {
+        uint32_t v = stack[--sp];
+        for (uint32_t e = s->coff[v]; e < s->coff[v + 1]; e++) {
+            uint32_t c = s->child[e];
+            if (s->g.retained[c] < thr)
+                continue;
+            int big = 0, same = 0;
+            for (uint32_t f = s->coff[c]; f < s->coff[c + 1]; f++) {
+                uint32_t d = s->child[f];
+                if (s->g.retained[d] >= thr) {
+                    big = 1;
+                    same |= s->g.info[d] == s->g.info[c];
+                }
+            }
+            if (!big || same) {
+                if (ns < max)
+                    out[ns++] = c;
+            } else {
+                stack[sp++] = c;
+            }
+        }
+    }
+    free(stack);
+    /* largest first */
+    for (size_t i = 1; i < ns; i++)
+        for (size_t j = i; j > 0 && s->g.retained[out[j]] > s->g.retained[out[j - 1]]; j--) {
+            uint32_t t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    return ns;
+}
+
+/* What a suspect's dominated closures are, by info table: the top three. */
+static void dom_composition(dom_state *s, uint32_t top)
+{
+    dbg_u64map bytes = {0};
+    uint32_t *stack = malloc((s->g.n + 1) * sizeof(uint32_t));
+    if (!stack)
+        return;
+    size_t sp = 0;
+    stack[sp++] = top;
+    while (sp > 0) {
+        uint32_t v = stack[--sp];
+        uint64_t b = 0, key = (uint64_t)s->g.info[v] + 1;
+        dbg_u64map_get(&bytes, key, &b);
+        if (dbg_u64map_put(&bytes, key, b + s->g.size[v]) != 0)
+            break;
+        for (uint32_t e = s->coff[v]; e < s->coff[v + 1]; e++)
+            stack[sp++] = s->child[e];
+    }
+    free(stack);
+    uint64_t bk[3] = {0}, bb[3] = {0};
+    for (size_t i = 0; i < bytes.cap; i++) {
+        if (!bytes.keys[i])
+            continue;
+        uint64_t k = bytes.keys[i], b = bytes.vals[i];
+        for (int j = 0; j < 3; j++) {
+            if (b > bb[j]) {
+                for (int m = 2; m > j; m--) {
+                    bb[m] = bb[m - 1];
+                    bk[m] = bk[m - 1];
+                }
+                bb[j] = b;
+                bk[j] = k;
+                break;
+            }
+        }
+    }
+    dbg_u64map_free(&bytes);
+    printf("  mostly:");
+    for (int j = 0; j < 3 && bk[j]; j++) {
+        char name[1400], pct[32];
+        info_name(s->h, &s->h->infos[bk[j] - 1], name, sizeof(name));
+        pct_of(pct, sizeof(pct), bb[j], s->g.retained[top]);
+        printf("%s %s %s", j ? ";" : "", pct, strchr(name, ' ') + 1);
+    }
+    printf("\n");
+}
+
+static void dom_print_suspect(dom_state *s, size_t k, uint32_t v)
+{
+    char name[1400], pct[32];
+    info_name(s->h, &s->h->infos[s->g.info[v]], name, sizeof(name));
+    pct_of(pct, sizeof(pct), s->g.retained[v], s->g.bytes);
+    printf("\nsuspect %zu: 0x%012" PRIx64 " %s\n  retains %" PRIu64
+           " bytes (%s of the heap)\n",
+           k, s->g.addr[v], name, s->g.retained[v], pct);
+    dom_composition(s, v);
+    size_t n = 0;
+    for (uint32_t u = v; u != DBG_GRAPH_NONE; u = s->g.parent[u])
+        n++;
+    uint64_t *path = malloc(n * sizeof(*path)), *infos = malloc(n * sizeof(*infos));
+    if (!path || !infos) {
+        free(path);
+        free(infos);
+        return;
+    }
+    size_t i = 0;
+    for (uint32_t u = v; u != DBG_GRAPH_NONE; u = s->g.parent[u], i++) {
+        path[i] = s->g.addr[u];
+        infos[i] = s->h->infos[s->g.info[u]].ptr;
+    }
+    printf("  retainer path: %zu closures, root first\n", n);
+    debug_print_path(s->h, path, infos, n);
+    free(path);
+    free(infos);
+}
+
+static int debug_dominators(const char *target, int gc, double threshold,
+                            size_t limit)
+{
+    debug_session ss;
+    dom_state s = {0};
+    int r = debug_session_open(&ss, target);
+    if (r)
+        return r;
+    s.h = &ss.heap;
+    double t0 = now_s();
+    dbg_graph_builder *b = dbg_graph_builder_new(s.h, &s.g);
+    if (!b) {
+        r = debug_fail("out of memory");
+        goto done;
+    }
+    r = debug_session_walk(&ss, gc, dbg_graph_visit, b, 0);
+    if (dbg_graph_builder_finish(b, ss.roots, ss.nroots) != 0 && !r)
+        r = debug_fail("%s", s.g.err);
+    if (r)
+        goto done;
+    double t1 = now_s();
+    if (dbg_graph_dominators(&s.g) != 0) {
+        r = debug_fail("%s", s.g.err);
+        goto done;
+    }
+    double t2 = now_s();
+    if (dom_groups(&s) != 0 || dom_children(&s) != 0 || dom_aggregate(&s) != 0) {
+        r = debug_fail("out of memory");
+        goto done;
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("dominator tree: %zu closures, %" PRIu64 " bytes reachable from "
+           "%zu roots; heap read in %.2f s, dominators computed in %.2f s "
+           "(peak memory %ld MiB)\n",
+           s.g.n, s.g.bytes, s.g.nroots, t1 - t0, t2 - t1,
+           ru.ru_maxrss / 1024);
+    for (int k = 0; k < G_N; k++)
+        if (dom_print_groups(&s, k, limit) != 0) {
+            r = debug_fail("out of memory");
+            goto done;
+        }
+    uint64_t thr = (uint64_t)((double)s.g.bytes * threshold / 100.0);
+    if (thr == 0)
+        thr = 1;
+    uint32_t sus[16];
+    size_t ns = dom_suspects(&s, thr, sus, 16);
+    printf("\nleak suspects: %zu closure%s retaining at least %.1f%% of the "
+           "heap (%" PRIu64 " bytes) each\n",
+           ns, ns == 1 ? "" : "s", threshold, thr);
+    for (size_t i = 0; i < ns; i++)
+        dom_print_suspect(&s, i + 1, sus[i]);
+    debug_warn_unreadable(s.h, "sizes may be low");
+done:
+    debug_session_close(&ss);
+    dbg_graph_free(&s.g);
+    for (int k = 0; k < G_N; k++) {
+        for (size_t i = 0; i < s.ngroups[k]; i++)
+            free(s.names[k][i]);
+        free(s.names[k]);
+        free(s.gid[k]);
+        free(s.groups[k]);
+    }
+    free(s.coff);
+    free(s.child);
+    return r;
+}
+
+int debug_dominators_run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"no-gc", no_argument, NULL, 'n'},
+        {"threshold", required_argument, NULL, 't'},
+        {"limit", required_argument, NULL, 'l'},
+        {NULL, 0, NULL, 0},
+    };
+    int gc = 1, ch;
+    double threshold = 10.0;
+    long limit = 20;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'n':
+            gc = 0;
+            break;
+        case 't': {
+            char *end;
+            threshold = strtod(optarg, &end);
+            if (end == optarg || *end || !(threshold > 0 && threshold <= 100))
+                return debug_usage_error(&debug_cmd_dominators,
+                                         "--threshold %s: a percentage "
+                                         "above 0, at most 100", optarg);
+            break;
+        }
+        case 'l':
+            if (debug_parse_count(optarg, 1, 1000000, &limit) != 0)
+                return debug_usage_error(&debug_cmd_dominators, "--limit %s: "
+                                         "not a positive number", optarg);
+            break;
+        default:
+            return debug_usage_error(&debug_cmd_dominators, "bad option");
+        }
+    }
+    if (argc - optind != 1)
+        return debug_usage_error(&debug_cmd_dominators, "needs one TARGET");
+    return debug_dominators(argv[optind], gc, threshold, (size_t)limit);
+}
