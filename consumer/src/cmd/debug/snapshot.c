@@ -99,9 +99,10 @@ int debug_snapshot_run(const char *target, const char *out, int gc,
         snprintf(blk, sizeof(blk), "heap blocks %" PRIu64 " bytes", inblocks);
     printf("snapshot %s: %zu closures, %" PRIu64 " bytes of heap, %zu info "
            "tables, %zu roots; file %" PRIu64 " bytes (%.3f of the heap); "
-           "%s; paused %.3f s\n",
+           "%s; paused %.3f s; %" PRIu64 " requests\n",
            out, snap.nclo, live, snap.ninfos, snap.nroots, bytes,
-           live ? (double)bytes / (double)live : 0.0, blk, paused);
+           live ? (double)bytes / (double)live : 0.0, blk, paused,
+           ss.conn.requests);
     debug_warn_unreadable(h, "the snapshot has what could");
 done:
     debug_session_close(&ss);
