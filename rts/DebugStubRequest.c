@@ -597,7 +597,7 @@ cmdReadClosures (StubConn *c, uint32_t n)
     // requested closures included)
     StgWord qcap = budget ? (StgWord) budget * 4 + n : 0;
     StgWord *queue = NULL, *seen = NULL;
-    StgWord qn = 0, hmask = 0;
+    StgWord qn = 0, hmask = 0, nseen = 0;
     if (budget) {
         queue = stgMallocBytes(qcap * sizeof(StgWord), "READ_CLOSURES queue");
         StgWord hcap = 1;
@@ -609,7 +609,7 @@ cmdReadClosures (StubConn *c, uint32_t n)
         bool new_ = true;                                                    \
         for (StgWord i_ = h_ & hmask;; i_ = (i_ + 1) & hmask) {              \
             if (seen[i_] == (a)) { new_ = false; break; }                    \
-            if (seen[i_] == 0) { seen[i_] = (a); break; }                    \
+            if (seen[i_] == 0) { seen[i_] = (a); nseen++; break; }           \
         }                                                                    \
         new_; })
     for (uint32_t i = 0; i < n && !c->broken; i++) {
@@ -627,7 +627,10 @@ cmdReadClosures (StubConn *c, uint32_t n)
         uint32_t sent = 0;
         size_t bytes = 0;
         StgWord qh = 0;
-        while (qh < qn && sent < budget && bytes < READ_AHEAD_BYTES && !c->broken) {
+        // the set stays at most half full: the queue is reused once
+        // drained, so more addresses than it holds may come through
+        while (qh < qn && sent < budget && bytes < READ_AHEAD_BYTES &&
+               nseen < (hmask + 1) / 2 && !c->broken) {
             StgWord p = (StgWord) UNTAG_CLOSURE((StgClosure *) queue[qh++]);
             if (p == 0 || !SEEN_ADD(p)) continue;
             const char *why = NULL;
@@ -666,9 +669,12 @@ cmdDescribeInfos (StubConn *c, uint32_t n)
         StgWord desc = 0;
         long len = 0;
         if (info != NULL && con) {
+            // A constructor-typed table without a description: the RTS's
+            // stg_dummy_ret_info (INFO_TABLE, not INFO_TABLE_CONSTR), the
+            // fun of the AP_STACKs raiseAsync builds. Described without a
+            // name (and without provenance, which would read it).
             desc = (StgWord) GET_CON_DESC(CON_INFO_PTR_TO_STRUCT((StgInfoTable *) p));
             len = stubStaticStrlen(desc);
-            if (len < 0) { why = "constructor name not readable"; info = NULL; }
         }
         if (info == NULL) {
             put8(c, 0);
@@ -680,11 +686,11 @@ cmdDescribeInfos (StubConn *c, uint32_t n)
         put32be(c, info->layout.payload.ptrs);
         put32be(c, info->layout.payload.nptrs);
         putPtr(c, srt);
-        if (con) putString(c, (const char *) desc, (size_t) len);
+        if (con && len >= 0) putString(c, (const char *) desc, (size_t) len);
         else put32be(c, 0);
         // See Note [Source information]: only a verified table (and, for
         // a constructor, a readable description) reaches lookupIPE.
-        InfoProvEnt *e = lookupIPE((StgInfoTable *) p);
+        InfoProvEnt *e = con && len < 0 ? NULL : lookupIPE((StgInfoTable *) p);
         if (e == NULL) {
             put32be(c, 0);
         } else {
