@@ -12,7 +12,8 @@
 --     `atomically` (ATOMICALLY_FRAME, CATCH_STM_FRAME, CATCH_RETRY_FRAME
 --     on its stack, a write in its transaction's TREC_CHUNK);
 --   * threads blocked on an MVar (takeMVar and readMVar), on a black hole
---     (a BLOCKING_QUEUE), with a stack of many chunks (UNDERFLOW_FRAMEs);
+--     (a BLOCKING_QUEUE), with a stack of many chunks (UNDERFLOW_FRAMEs),
+--     in a call whose return frame has a large bitmap (RET_BIG);
 --   * a compact region, a weak pointer with a finalizer, mutable, frozen
 --     and small arrays, a byte array, an IORef, a selector thunk;
 --   * and, reachable ONLY through one holder each, a value of a
@@ -20,7 +21,8 @@
 --     AP_STACK's captured stack), TVarOnly (a TVar), TrecOnly (the new
 --     value in a transaction record), MVarOnly (a full MVar), CmpOnly (in
 --     the compact region), WeakOnly (a weak pointer's value), ArrOnly (a
---     mutable array), SmallOnly (a small array).
+--     mutable array), SmallOnly (a small array), BigFrameOnly (a RET_BIG
+--     frame's slot).
 -- It prints "ready" once everything is in place and ends. With
 -- DEBUGKINDS_HOLD=FILE in the environment it says "DebugKinds: holding" on
 -- stderr first and waits (polling every 5 ms) until FILE exists; stdout
@@ -38,7 +40,7 @@ import Foreign.StablePtr
 import GHC.Compact
 import GHC.Conc (threadStatus, ThreadStatus (..), BlockReason (..), unsafeIOToSTM)
 import GHC.Exts
-import GHC.IO (IO (..), unsafePerformIO)
+import GHC.IO (IO (..), unIO, unsafePerformIO)
 import GHC.IORef (IORef (..))
 import GHC.STRef (STRef (..))
 import GHC.Weak (Weak (..))
@@ -58,6 +60,7 @@ data CmpOnly = CmpOnly Int [Int]
 data WeakOnly = WeakOnly Int
 data ArrOnly = ArrOnly Int
 data SmallOnly = SmallOnly Int
+data BigFrameOnly = BigFrameOnly Int
 
 -- anything, kept
 data Box = forall a. Box a
@@ -96,6 +99,93 @@ ten (PapSmall k) _ _ _ _ _ _ _ _ _ = k
 holdAcross :: MVar () -> ApsOnly -> Int
 holdAcross gate a = case unsafePerformIO (takeMVar gate) of
   () -> case a of ApsOnly k -> k + 1
+
+-- blocks (on the gate) in a call whose return frame keeps 70 values
+-- live: a frame too big for a small bitmap (RET_BIG), with a BigFrameOnly
+-- among its slots
+{-# NOINLINE bigFrame #-}
+bigFrame :: MVar () -> Int -> IO Int
+bigFrame gate x = IO $ \s0 ->
+  let !a1 = x + 1
+      !a2 = x + 2
+      !a3 = x + 3
+      !a4 = x + 4
+      !a5 = x + 5
+      !a6 = x + 6
+      !a7 = x + 7
+      !a8 = x + 8
+      !a9 = x + 9
+      !a10 = x + 10
+      !a11 = x + 11
+      !a12 = x + 12
+      !a13 = x + 13
+      !a14 = x + 14
+      !a15 = x + 15
+      !a16 = x + 16
+      !a17 = x + 17
+      !a18 = x + 18
+      !a19 = x + 19
+      !a20 = x + 20
+      !a21 = x + 21
+      !a22 = x + 22
+      !a23 = x + 23
+      !a24 = x + 24
+      !a25 = x + 25
+      !a26 = x + 26
+      !a27 = x + 27
+      !a28 = x + 28
+      !a29 = x + 29
+      !a30 = x + 30
+      !a31 = x + 31
+      !a32 = x + 32
+      !a33 = x + 33
+      !a34 = x + 34
+      !a35 = x + 35
+      !a36 = x + 36
+      !a37 = x + 37
+      !a38 = x + 38
+      !a39 = x + 39
+      !a40 = x + 40
+      !a41 = x + 41
+      !a42 = x + 42
+      !a43 = x + 43
+      !a44 = x + 44
+      !a45 = x + 45
+      !a46 = x + 46
+      !a47 = x + 47
+      !a48 = x + 48
+      !a49 = x + 49
+      !a50 = x + 50
+      !a51 = x + 51
+      !a52 = x + 52
+      !a53 = x + 53
+      !a54 = x + 54
+      !a55 = x + 55
+      !a56 = x + 56
+      !a57 = x + 57
+      !a58 = x + 58
+      !a59 = x + 59
+      !a60 = x + 60
+      !a61 = x + 61
+      !a62 = x + 62
+      !a63 = x + 63
+      !a64 = x + 64
+      !a65 = x + 65
+      !a66 = x + 66
+      !a67 = x + 67
+      !a68 = x + 68
+      !a69 = x + 69
+      !b = opaque (BigFrameOnly (x + 70)) -- not known to be one here
+  in case unIO (takeMVar gate) s0 of
+       (# s1, () #) -> case b of
+         BigFrameOnly k -> (# s1, k + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8
+             + a9 + a10 + a11 + a12 + a13 + a14 + a15 + a16 + a17 + a18 +
+             a19 + a20 + a21 + a22 + a23 + a24 + a25 + a26 + a27 + a28 +
+             a29 + a30 + a31 + a32 + a33 + a34 + a35 + a36 + a37 + a38 +
+             a39 + a40 + a41 + a42 + a43 + a44 + a45 + a46 + a47 + a48 +
+             a49 + a50 + a51 + a52 + a53 + a54 + a55 + a56 + a57 + a58 +
+             a59 + a60 + a61 + a62 + a63 + a64 + a65 + a66 + a67 + a68 +
+             a69 #)
 
 {-# NOINLINE mkPair #-}
 mkPair :: Int -> (Int, Int)
@@ -175,6 +265,9 @@ main = do
   gateDeep <- newEmptyMVar
   tDeep <- forkIO (void (deep gateDeep 20000))
   waitBlocked tDeep (== BlockedOnMVar)
+  gateBig <- newEmptyMVar
+  tBig <- forkIO (void (bigFrame gateBig seed))
+  waitBlocked tBig (== BlockedOnMVar)
 
   -- a compact region
   cmp <- compact (CmpOnly (seed + 7) [seed .. seed + 9])
@@ -200,9 +293,9 @@ main = do
 
   let keep = [ Box pBig, Box pSmall, Box apsT, Box gateAps, Box bh, Box gateBh
              , Box tvRetry, Box tvWrite, Box gateStm, Box tvOnly, Box mvFull
-             , Box mvEmpty, Box mvRead, Box gateDeep, Box cmp, Box key, Box wk
+             , Box mvEmpty, Box mvRead, Box gateDeep, Box gateBig, Box cmp, Box key, Box wk
              , Box arr, Box sarr, Box farr, Box bytes, Box ref, Box selA, Box pr
-             , Box [tOwner, tWaiter, tRetry, tStm, tTake, tRead, tDeep] ]
+             , Box [tOwner, tWaiter, tRetry, tStm, tTake, tRead, tDeep, tBig] ]
   sp <- newStablePtr keep
   performMajorGC
   putStrLn "ready"
