@@ -361,7 +361,7 @@ static void dom_print_suspect(dom_state *s, size_t k, uint32_t v)
     size_t n = 0;
     for (uint32_t u = v; u != DBG_GRAPH_NONE; u = s->g.parent[u])
         n++;
-    uint64_t *path = malloc(n * sizeof(*path)), *infos = malloc(n * sizeof(*infos));
+    uint64_t *path = malloc((n + 1) * sizeof(*path)), *infos = malloc((n + 1) * sizeof(*infos));
     if (!path || !infos) {
         free(path);
         free(infos);
