@@ -423,6 +423,15 @@ blockCb (void *user, const StubRegion *r)
     b->bytes += DEBUG_STUB_BLOCK_HEADER_LEN + len;
 }
 
+static void
+blockHeaderCb (void *user, const StubRegion *r)
+{
+    StubConn *c = user;
+    unsigned char meta[DEBUG_STUB_BLOCK_HEADER_LEN];
+    putBlockHeader(meta, r);
+    put(c, meta, DEBUG_STUB_BLOCK_HEADER_LEN);
+}
+
 /* Every command that reads the heap (ROOTS, CLOSURES, STACK_BITMAP,
  * SAVED_OBJECTS, BLOCKS, BLOCK, FUN_BITMAP) starts here. The non-moving
  * heap (+RTS -xn) keeps the old generation in segments that neither
@@ -898,6 +907,15 @@ handleRequest (StubConn *c, uint32_t cmd)
         stubForEachBlock(blockCb, b);
         blocksFlush(b);
         stgFree(b);
+        finish(c, DEBUG_STUB_RESP_OKAY);
+        return;
+    }
+
+    case DEBUG_STUB_CMD_BLOCK_LIST: {
+        // BLOCKS without the blocks' memory: what a debugger that reads
+        // the heap closure by closure needs of the block list
+        if (!requirePaused(c)) return;
+        stubForEachBlock(blockHeaderCb, c);
         finish(c, DEBUG_STUB_RESP_OKAY);
         return;
     }

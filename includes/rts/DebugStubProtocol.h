@@ -61,6 +61,7 @@ enum DebugStubCommand {
     DEBUG_STUB_CMD_PAUSE_AFTER_CENSUS = 66,
     DEBUG_STUB_CMD_READ_CLOSURES      = 67,
     DEBUG_STUB_CMD_DESCRIBE_INFOS     = 68,
+    DEBUG_STUB_CMD_BLOCK_LIST         = 69,
 };
 
 /* READ_CLOSURES and DESCRIBE_INFOS take a count (4 bytes, big-endian) and

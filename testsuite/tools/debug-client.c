@@ -526,7 +526,7 @@ cmd_fuzz (double seconds, uint64_t seed)
             uint32_t cmd;
             int kind = rnd() % 10;
             if (kind < 6) {
-                static const uint32_t cmds[] = { 1, 4, 5, 6, 7, 9, 11, 12, 14, 15, 16, 17, 10, 13, 18, 19, 20, 21, 67, 68, 67, 3, 2, 65, 8, 64, 66 };
+                static const uint32_t cmds[] = { 1, 4, 5, 6, 7, 9, 11, 12, 14, 15, 16, 17, 10, 13, 18, 19, 20, 21, 67, 68, 67, 69, 3, 2, 65, 8, 64, 66 };
                 cmd = cmds[rnd() % (sizeof(cmds) / sizeof(cmds[0]) - (rnd() % 8 ? 4 : 0))];
                 int np = rnd() % 3;
                 switch (cmd) {

@@ -119,6 +119,7 @@ const char *dbg_command_name(uint32_t cmd)
     case DEBUG_STUB_CMD_PAUSE_AFTER_CENSUS: return "PAUSE_AFTER_CENSUS";
     case DEBUG_STUB_CMD_READ_CLOSURES: return "READ_CLOSURES";
     case DEBUG_STUB_CMD_DESCRIBE_INFOS: return "DESCRIBE_INFOS";
+    case DEBUG_STUB_CMD_BLOCK_LIST: return "BLOCK_LIST";
     default: return "command";
     }
 }

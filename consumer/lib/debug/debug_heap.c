@@ -1154,12 +1154,13 @@ static int stub_fun_bitmap(void *src, uint64_t fun, uint16_t n, dbg_buf *bm)
     return r;
 }
 
-/* BLOCKS: the list of block groups, their memory skipped. */
+/* BLOCK_LIST: the list of block groups (BLOCKS' headers, without the
+ * memory BLOCKS would send). */
 static int stub_blocks(void *src, dbg_block **outp, size_t *n)
 {
     dbg_conn *c = src;
     dbg_buf out = {0};
-    if (dbg_request_ok(c, DEBUG_STUB_CMD_BLOCKS, NULL, &out) != 0) {
+    if (dbg_request_ok(c, DEBUG_STUB_CMD_BLOCK_LIST, NULL, &out) != 0) {
         dbg_buf_free(&out);
         return -1;
     }
@@ -1167,8 +1168,6 @@ static int stub_blocks(void *src, dbg_block **outp, size_t *n)
     dbg_block *v = NULL;
     while (off + DEBUG_STUB_BLOCK_HEADER_LEN <= out.len) {
         uint32_t size = dbg_rd32(out.p + off + 10);
-        if (size > out.len - off - DEBUG_STUB_BLOCK_HEADER_LEN)
-            break;
         if (k == cap) {
             cap = cap ? cap * 2 : 256;
             dbg_block *nv = realloc(v, cap * sizeof(*nv));
@@ -1184,13 +1183,13 @@ static int stub_blocks(void *src, dbg_block **outp, size_t *n)
         v[k].start = dbg_rdptr(out.p + off + 2);
         v[k].size = size;
         k++;
-        off += DEBUG_STUB_BLOCK_HEADER_LEN + (size_t)size;
+        off += DEBUG_STUB_BLOCK_HEADER_LEN;
     }
     int bad = off != out.len;
     dbg_buf_free(&out);
     if (bad) {
         free(v);
-        snprintf(c->err, sizeof(c->err), "BLOCKS: malformed reply");
+        snprintf(c->err, sizeof(c->err), "BLOCK_LIST: malformed reply");
         return -1;
     }
     *outp = v;

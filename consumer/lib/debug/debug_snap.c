@@ -316,11 +316,66 @@ int dbg_snap_set_blocks(dbg_snap *s, const dbg_block *b, size_t n)
     return 0;
 }
 
-static int cmp_clo(const void *a, const void *b)
+/* Closures by address, in place: an MSD radix sort (American flag sort)
+ * on the bytes in which the addresses differ, insertion sort for small
+ * buckets. A heap of 38 million closures took qsort 3-4 s of the
+ * snapshot; this takes a fraction of it, with no second array. */
+static void clo_insertion(dbg_snap_clo *v, size_t n)
 {
-    uint64_t x = ((const dbg_snap_clo *)a)->addr,
-             y = ((const dbg_snap_clo *)b)->addr;
-    return x < y ? -1 : x > y;
+    for (size_t i = 1; i < n; i++) {
+        dbg_snap_clo x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1].addr > x.addr; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+static void clo_radix(dbg_snap_clo *v, size_t n, int shift)
+{
+    if (n <= 32 || shift < 0) {
+        clo_insertion(v, n);
+        return;
+    }
+    size_t count[256] = {0}, next[256], end[256];
+    for (size_t i = 0; i < n; i++)
+        count[(v[i].addr >> shift) & 0xff]++;
+    size_t at = 0;
+    for (int b = 0; b < 256; b++) {
+        next[b] = at;
+        at += count[b];
+        end[b] = at;
+    }
+    for (int b = 0; b < 256; b++) {
+        while (next[b] < end[b]) {
+            dbg_snap_clo x = v[next[b]];
+            int d = (int)((x.addr >> shift) & 0xff);
+            while (d != b) { /* cycle x to its bucket */
+                dbg_snap_clo y = v[next[d]];
+                v[next[d]++] = x;
+                x = y;
+                d = (int)((x.addr >> shift) & 0xff);
+            }
+            v[next[b]++] = x;
+        }
+    }
+    size_t from = 0;
+    for (int b = 0; b < 256; b++) {
+        if (count[b] > 1)
+            clo_radix(v + from, count[b], shift - 8);
+        from += count[b];
+    }
+}
+
+static void sort_closures(dbg_snap_clo *v, size_t n)
+{
+    uint64_t diff = 0;
+    for (size_t i = 1; i < n; i++)
+        diff |= v[i].addr ^ v[0].addr;
+    int shift = 56; /* the highest byte in which addresses differ */
+    while (shift > 0 && !((diff >> shift) & 0xff))
+        shift -= 8;
+    clo_radix(v, n, shift);
 }
 
 static int cmp_bm(const void *a, const void *b)
@@ -340,7 +395,7 @@ static int cmp_info(const void *a, const void *b)
 int dbg_snap_finish(dbg_snap *s)
 {
     if (s->nclo)
-        qsort(s->clo, s->nclo, sizeof(*s->clo), cmp_clo);
+        sort_closures(s->clo, s->nclo);
     if (s->nstack)
         qsort(s->stack, s->nstack, sizeof(*s->stack), cmp_bm);
     if (s->nfun)

@@ -198,6 +198,39 @@ START_TEST(snap_foreign)
 }
 END_TEST
 
+/* dbg_snap_finish sorts closures by address (a radix sort): many
+ * closures in walk order, spread over several bytes of address, come out
+ * in order, each still with its own memory. */
+START_TEST(snap_sorts_closures)
+{
+    dbg_snap s;
+    dbg_snap_init(&s);
+    uint64_t x = 88172645463325252ULL;
+    enum { N = 50000 };
+    for (int i = 0; i < N; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        /* distinct: the index in the low bits, noise above */
+        uint64_t addr = 0x4200000000ULL + ((x & 0xffffff) << 20) + (uint64_t)i * 8;
+        unsigned char mem[16];
+        memcpy(mem, &addr, 8);
+        memcpy(mem + 8, &addr, 8);
+        ck_assert_int_eq(dbg_snap_add_closure(&s, addr, mem, 16), 0);
+    }
+    ck_assert_int_eq(dbg_snap_finish(&s), 0);
+    ck_assert_uint_eq(s.nclo, N);
+    for (size_t i = 0; i < s.nclo; i++) {
+        if (i)
+            ck_assert(s.clo[i - 1].addr < s.clo[i].addr);
+        uint64_t held;
+        memcpy(&held, s.mem.p + s.clo[i].off, 8);
+        ck_assert_uint_eq(held, s.clo[i].addr);
+    }
+    dbg_snap_free(&s);
+}
+END_TEST
+
 /* A path that is not a regular file (a FIFO here; /dev/null as root is the
  * case that matters) is refused with its name, and stays what it was: the
  * write-beside-and-rename would have replaced it with a file. */
@@ -237,5 +270,6 @@ TCase *snap_tcase(void)
     tcase_add_test(tc, snap_flipped);
     tcase_add_test(tc, snap_foreign);
     tcase_add_test(tc, snap_not_regular);
+    tcase_add_test(tc, snap_sorts_closures);
     return tc;
 }

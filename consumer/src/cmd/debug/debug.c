@@ -292,11 +292,26 @@ const debug_command debug_cmd_dominators = {
     "                      retains 41230000 bytes (71.2% of the heap)\n",
     1, debug_dominators_run};
 
+const debug_command debug_cmd_diff = {
+    "diff",
+    "rtscope debug diff A B [--limit N] [--paths K] [--no-gc]\n",
+    "  diff        what grew from heap A to heap B of one program (A and B\n"
+    "              snapshots, or B the live program): closures and bytes\n"
+    "              by info table, constructor and module, largest growth\n"
+    "              first, and for the K info tables that grew most a\n"
+    "              closure of B and its retainer path\n"
+    "    --limit N          at most N rows a table (default 20)\n"
+    "    --paths K          retainer paths for K growers (default 3)\n"
+    "              e.g.         +bytes      +count     bytes in B  count in B\n"
+    "                        +1920000      +60000        1920032       60001\n"
+    "                    CONSTR main:Main.Request\n",
+    1, debug_diff_run};
+
 static const debug_command *const debug_commands[] = {
     &debug_cmd_list,     &debug_cmd_pause,    &debug_cmd_resume,
     &debug_cmd_census,   &debug_cmd_thunks,   &debug_cmd_retainers,
     &debug_cmd_snapshot, &debug_cmd_blocks,   &debug_cmd_dups,
-    &debug_cmd_gml,      &debug_cmd_dominators,
+    &debug_cmd_gml,      &debug_cmd_dominators, &debug_cmd_diff,
 };
 #define DEBUG_NCOMMANDS (sizeof(debug_commands) / sizeof(debug_commands[0]))
 

@@ -3,6 +3,7 @@
  * suspects (Note [Leak suspects]). */
 #define _GNU_SOURCE
 #include "debug.h"
+#include "groups.h"
 
 #include "cli.h"
 #include "rtscope/debug/debug_graph.h"
@@ -49,15 +50,14 @@ typedef struct dom_group {
     uint32_t top; /* closures not dominated by one of the group */
 } dom_group;
 
-enum { G_INFO, G_CON, G_MODULE, G_N };
+#define G_N DEBUG_NGROUPINGS
 
 typedef struct dom_state {
     dbg_heap *h;
     dbg_graph g;
     /* per info table: its group in each grouping */
     uint32_t *gid[G_N];
-    char **names[G_N]; /* group id -> name */
-    size_t ngroups[G_N];
+    debug_names names[G_N]; /* group id -> name */
     dom_group *groups[G_N];
     /* the dominator tree's children */
     uint32_t *coff, *child;
@@ -72,49 +72,7 @@ static double now_s(void)
 
 static void info_name(dbg_heap *h, dbg_info *in, char *buf, size_t len)
 {
-    char *const *src = dbg_heap_source(h, in);
-    const char *type = dbg_closure_type_name(in->type);
-    if (src) {
-        ipe_entry e = {.info = in->ptr, .table_name = src[0],
-                       .closure_desc = src[1], .ty_desc = src[2],
-                       .label = src[3], .module = src[4], .srcloc = src[5]};
-        char name[1024];
-        ipe_display_name(name, sizeof(name), &e);
-        snprintf(buf, len, "0x%" PRIx64 " %s %s", in->ptr, type, name);
-    } else {
-        const char *con = dbg_heap_con_descr(h, in);
-        char disp[1024];
-        if (con)
-            dbg_con_display(con, disp, sizeof(disp));
-        snprintf(buf, len, "0x%" PRIx64 " %s %s", in->ptr, type,
-                 con ? disp : "-");
-    }
-}
-
-static void group_name(dbg_heap *h, dbg_info *in, int k, char *buf,
-                       size_t len)
-{
-    const char *type = dbg_closure_type_name(in->type);
-    if (k == G_INFO) {
-        info_name(h, in, buf, len);
-    } else if (k == G_CON) {
-        const char *con = dbg_heap_con_descr(h, in);
-        if (con)
-            dbg_con_display(con, buf, len);
-        else
-            snprintf(buf, len, "%s", type);
-    } else if (!dbg_info_module(h, in, buf, len)) {
-        snprintf(buf, len, "%s %s", dbg_info_is_rts(h, in) ? "(RTS)" : "(unknown)",
-                 type);
-    }
-}
-
-static uint64_t str_hash(const char *s)
-{
-    uint64_t x = 1469598103934665603ULL;
-    for (; *s; s++)
-        x = (x ^ (unsigned char)*s) * 1099511628211ULL;
-    return x ? x : 1;
+    debug_group_name(h, in, DEBUG_BY_INFO, 1, buf, len);
 }
 
 /* Groups of every info table, names interned. */
@@ -123,30 +81,18 @@ static int dom_groups(dom_state *s)
     size_t ni = s->h->ninfos;
     for (int k = 0; k < G_N; k++) {
         s->gid[k] = malloc((ni ? ni : 1) * sizeof(uint32_t));
-        s->names[k] = malloc((ni ? ni : 1) * sizeof(char *));
-        if (!s->gid[k] || !s->names[k])
+        if (!s->gid[k])
             return -1;
-        dbg_u64map ids = {0};
         for (size_t i = 0; i < ni; i++) {
             char buf[1400];
-            group_name(s->h, &s->h->infos[i], k, buf, sizeof(buf));
-            uint64_t key = str_hash(buf), v;
-            while (dbg_u64map_get(&ids, key, &v) &&
-                   strcmp(s->names[k][v - 1], buf) != 0)
-                key = key + 1 ? key + 1 : 1;
-            if (!dbg_u64map_get(&ids, key, &v)) {
-                s->names[k][s->ngroups[k]] = strdup(buf);
-                if (!s->names[k][s->ngroups[k]] ||
-                    dbg_u64map_put(&ids, key, s->ngroups[k] + 1) != 0) {
-                    dbg_u64map_free(&ids);
-                    return -1;
-                }
-                v = ++s->ngroups[k];
-            }
-            s->gid[k][i] = (uint32_t)(v - 1);
+            debug_group_name(s->h, &s->h->infos[i], (enum debug_grouping)k, 1,
+                             buf, sizeof(buf));
+            long id = debug_names_id(&s->names[k], buf);
+            if (id < 0)
+                return -1;
+            s->gid[k][i] = (uint32_t)id;
         }
-        dbg_u64map_free(&ids);
-        s->groups[k] = calloc(s->ngroups[k] + 1, sizeof(dom_group));
+        s->groups[k] = calloc(s->names[k].n + 1, sizeof(dom_group));
         if (!s->groups[k])
             return -1;
     }
@@ -234,26 +180,28 @@ static void pct_of(char *buf, size_t len, uint64_t part, uint64_t whole)
 
 static int dom_print_groups(dom_state *s, int k, size_t limit)
 {
-    static const char *const title[G_N] = {"info table", "constructor", "module"};
-    uint32_t *order = malloc((s->ngroups[k] + 1) * sizeof(uint32_t));
+    const char *const *title = debug_grouping_title;
+    size_t ng = s->names[k].n;
+    uint32_t *order = malloc((ng + 1) * sizeof(uint32_t));
     if (!order)
         return -1;
-    for (uint32_t i = 0; i < s->ngroups[k]; i++)
+    for (uint32_t i = 0; i < ng; i++)
         order[i] = i;
     sort_groups = s->groups[k];
-    qsort(order, s->ngroups[k], sizeof(*order), by_retained);
+    qsort(order, ng, sizeof(*order), by_retained);
     printf("\nretained by %s (what no closure of the same %s dominates)\n",
            title[k], title[k]);
     printf("%14s %7s %10s %14s  %s\n", "retained", "heap", "count", "own bytes",
            title[k]);
-    for (size_t i = 0; i < s->ngroups[k] && i < limit; i++) {
+    for (size_t i = 0; i < ng && i < limit; i++) {
         const dom_group *gr = &s->groups[k][order[i]];
         if (!gr->count)
             break;
         char pct[32];
         pct_of(pct, sizeof(pct), gr->retained, s->g.bytes);
         printf("%14" PRIu64 " %7s %10" PRIu64 " %14" PRIu64 "  %s\n",
-               gr->retained, pct, gr->count, gr->bytes, s->names[k][order[i]]);
+               gr->retained, pct, gr->count, gr->bytes,
+               s->names[k].names[order[i]]);
     }
     free(order);
     return 0;
@@ -435,9 +383,7 @@ done:
     debug_session_close(&ss);
     dbg_graph_free(&s.g);
     for (int k = 0; k < G_N; k++) {
-        for (size_t i = 0; i < s.ngroups[k]; i++)
-            free(s.names[k][i]);
-        free(s.names[k]);
+        debug_names_free(&s.names[k]);
         free(s.gid[k]);
         free(s.groups[k]);
     }

@@ -1,0 +1,37 @@
+/* groups: how the heap analyses (dominators, diff) name and group info
+ * tables: by info table (address, type and the name every -hi band
+ * gets), by constructor (ghc-debug's display, or the closure type), and
+ * by module (the provenance's or the constructor's; "(RTS) TYPE" for the
+ * RTS's own tables, "(unknown) TYPE" for a table nothing is known of). */
+#ifndef RTSCOPE_CMD_DEBUG_GROUPS_H
+#define RTSCOPE_CMD_DEBUG_GROUPS_H
+
+#include "rtscope/debug/debug_heap.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum debug_grouping { DEBUG_BY_INFO, DEBUG_BY_CONSTRUCTOR, DEBUG_BY_MODULE,
+                      DEBUG_NGROUPINGS };
+
+/* "info table", "constructor", "module" */
+extern const char *const debug_grouping_title[DEBUG_NGROUPINGS];
+
+/* The name of the info table's group in a grouping, into buf. With
+ * with_addr 0, an info table is named without its address (to match the
+ * tables of two heaps of one program). */
+void debug_group_name(dbg_heap *h, dbg_info *in, enum debug_grouping k,
+                      int with_addr, char *buf, size_t len);
+
+/* Names interned to dense ids: a map from name to id + 1. */
+typedef struct debug_names {
+    dbg_u64map ids; /* hash (probed past collisions) -> id + 1 */
+    char **names;
+    size_t n, cap;
+} debug_names;
+
+/* The id of name (added if new); -1 when out of memory. */
+long debug_names_id(debug_names *t, const char *name);
+void debug_names_free(debug_names *t);
+
+#endif
