@@ -39,4 +39,15 @@ int report_write_diff_json(FILE *f, const profile *a, const profile *b,
 int report_write_diff_html(FILE *f, const profile *a, const profile *b,
                            const report_opts *o);
 
+/* A self-contained page of another report in the reports' style (their
+ * CSS inlined, nothing loaded, no script): the head and the title as <h1>,
+ * then the caller's body, then the end. Return 0, or -1 on a write
+ * error. report_html_escape writes text escaped for HTML (invalid UTF-8
+ * and control characters as \xHH). */
+int report_page_begin(FILE *f, const char *title);
+int report_page_end(FILE *f);
+void report_html_escape(FILE *f, const char *s);
+/* The same, keeping line breaks (for <pre>). */
+void report_html_escape_pre(FILE *f, const char *s);
+
 #endif

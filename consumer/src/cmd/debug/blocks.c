@@ -135,7 +135,7 @@ static void blocks_print_path(dbg_heap *h, const dbg_u64map *info,
         infos[i] = 0;
         dbg_u64map_get(info, path[i], &infos[i]);
     }
-    debug_print_path(h, path, infos, n);
+    debug_print_path(stdout, h, path, infos, n);
     free(infos);
 }
 

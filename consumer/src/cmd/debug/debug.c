@@ -278,7 +278,8 @@ const debug_command debug_cmd_gml = {
 
 const debug_command debug_cmd_dominators = {
     "dominators",
-    "rtscope debug dominators TARGET [--threshold PCT] [--limit N] [--no-gc]\n",
+    "rtscope debug dominators TARGET [--threshold PCT] [--limit N] [--html FILE]\n"
+    "                         [--no-gc]\n",
     "  dominators  the dominator tree of the reachable heap: retained sizes\n"
     "              by info table, constructor and module (a group's closures\n"
     "              that no other of the group dominates), and the leak\n"
@@ -287,6 +288,7 @@ const debug_command debug_cmd_dominators = {
     "              what it mostly holds and its retainer path\n"
     "    --threshold PCT    a suspect retains at least PCT% (default 10)\n"
     "    --limit N          at most N rows a table (default 20)\n"
+    "    --html FILE        write the report as a self-contained page\n"
     "              e.g.  suspect 1: 0x004200a1b2c0 0x4d2e10 CONSTR\n"
     "                    containers:Data.Map.Internal.Bin\n"
     "                      retains 41230000 bytes (71.2% of the heap)\n",

@@ -8,6 +8,7 @@
 #include "rtscope/debug/debug_heap.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* A subcommand: `rtscope debug NAME`. argv[0] of `run` is NAME; it parses
@@ -38,12 +39,12 @@ int debug_target_and_gc(const debug_command *dc, int argc, char **argv,
 
 /* One line of a retainer path: address, closure type, constructor,
  * source; "(root)" when root. */
-void debug_print_closure(dbg_heap *h, uint64_t addr, uint64_t infoptr,
-                         int root);
+void debug_print_closure(FILE *f, dbg_heap *h, uint64_t addr,
+                         uint64_t infoptr, int root);
 /* A retainer path, path[n-1] the root and infos[i] the info pointer of
  * path[i], printed root first; long runs of one info table shortened to
  * their ends and a count. */
-void debug_print_path(dbg_heap *h, const uint64_t *path,
+void debug_print_path(FILE *f, dbg_heap *h, const uint64_t *path,
                       const uint64_t *infos, size_t n);
 /* The path from a root to `addr` through the first-reached parents
  * (addr -> parent, 0 for a root), target first, into *path (realloc'd).

@@ -216,7 +216,7 @@ static void diff_path(dbg_heap *h, const dbg_graph *g, diff_state *d,
         }
         printf("  what holds one in B (0x%012" PRIx64 "): %zu closures, root "
                "first\n", g->addr[pick], n);
-        debug_print_path(h, path, infos, n);
+        debug_print_path(stdout, h, path, infos, n);
     }
     free(path);
     free(infos);

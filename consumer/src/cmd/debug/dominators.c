@@ -8,9 +8,10 @@
 #include "cli.h"
 #include "rtscope/debug/debug_graph.h"
 #include "rtscope/debug/debug_heap.h"
-#include "rtscope/model/ipe.h"
+#include "rtscope/out/report.h"
 #include "session.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -178,7 +179,13 @@ static void pct_of(char *buf, size_t len, uint64_t part, uint64_t whole)
     snprintf(buf, len, "%.1f%%", whole ? 100.0 * (double)part / (double)whole : 0.0);
 }
 
-static int dom_print_groups(dom_state *s, int k, size_t limit)
+/* Where the report goes: text on stdout, or an HTML page (--html). */
+typedef struct dom_out {
+    FILE *f;
+    int html;
+} dom_out;
+
+static int dom_print_groups(dom_state *s, dom_out *o, int k, size_t limit)
 {
     const char *const *title = debug_grouping_title;
     size_t ng = s->names[k].n;
@@ -189,20 +196,37 @@ static int dom_print_groups(dom_state *s, int k, size_t limit)
         order[i] = i;
     sort_groups = s->groups[k];
     qsort(order, ng, sizeof(*order), by_retained);
-    printf("\nretained by %s (what no closure of the same %s dominates)\n",
-           title[k], title[k]);
-    printf("%14s %7s %10s %14s  %s\n", "retained", "heap", "count", "own bytes",
-           title[k]);
+    if (o->html)
+        fprintf(o->f, "<h2>Retained by %s</h2>\n<p>What no closure of the "
+                "same %s dominates.</p>\n<table class=\"rows\" id=\"by-%s\">"
+                "<tr><th>retained</th><th>heap</th><th>count</th>"
+                "<th>own bytes</th><th class=\"name\">%s</th></tr>\n",
+                title[k], title[k], k == 0 ? "info" : k == 1 ? "constructor" : "module",
+                title[k]);
+    else
+        fprintf(o->f, "\nretained by %s (what no closure of the same %s "
+                "dominates)\n%14s %7s %10s %14s  %s\n", title[k], title[k],
+                "retained", "heap", "count", "own bytes", title[k]);
     for (size_t i = 0; i < ng && i < limit; i++) {
         const dom_group *gr = &s->groups[k][order[i]];
         if (!gr->count)
             break;
         char pct[32];
         pct_of(pct, sizeof(pct), gr->retained, s->g.bytes);
-        printf("%14" PRIu64 " %7s %10" PRIu64 " %14" PRIu64 "  %s\n",
-               gr->retained, pct, gr->count, gr->bytes,
-               s->names[k].names[order[i]]);
+        if (o->html) {
+            fprintf(o->f, "<tr><td>%" PRIu64 "</td><td>%s</td><td>%" PRIu64
+                    "</td><td>%" PRIu64 "</td><td class=\"name\">",
+                    gr->retained, pct, gr->count, gr->bytes);
+            report_html_escape(o->f, s->names[k].names[order[i]]);
+            fputs("</td></tr>\n", o->f);
+        } else {
+            fprintf(o->f, "%14" PRIu64 " %7s %10" PRIu64 " %14" PRIu64 "  %s\n",
+                    gr->retained, pct, gr->count, gr->bytes,
+                    s->names[k].names[order[i]]);
+        }
     }
+    if (o->html)
+        fputs("</table>\n", o->f);
     free(order);
     return 0;
 }
@@ -250,10 +274,12 @@ static size_t dom_suspects(dom_state *s, uint64_t thr, uint32_t *out,
     return ns;
 }
 
-/* What a suspect's dominated closures are, by info table: the top three. */
-static void dom_composition(dom_state *s, uint32_t top)
+/* What a suspect's dominated closures are, by info table: the top three,
+ * into buf. */
+static void dom_composition(dom_state *s, uint32_t top, char *buf, size_t len)
 {
     dbg_u64map bytes = {0};
+    buf[0] = '\0';
     uint32_t *stack = malloc((s->g.n + 1) * sizeof(uint32_t));
     if (!stack)
         return;
@@ -287,47 +313,67 @@ static void dom_composition(dom_state *s, uint32_t top)
         }
     }
     dbg_u64map_free(&bytes);
-    printf("  mostly:");
-    for (int j = 0; j < 3 && bk[j]; j++) {
+    size_t at = 0;
+    for (int j = 0; j < 3 && bk[j] && at < len; j++) {
         char name[1400], pct[32];
-        info_name(s->h, &s->h->infos[bk[j] - 1], name, sizeof(name));
+        debug_group_name(s->h, &s->h->infos[bk[j] - 1], DEBUG_BY_INFO, 0,
+                         name, sizeof(name));
         pct_of(pct, sizeof(pct), bb[j], s->g.retained[top]);
-        printf("%s %s %s", j ? ";" : "", pct, strchr(name, ' ') + 1);
+        int w = snprintf(buf + at, len - at, "%s%s %s", j ? "; " : "", pct, name);
+        if (w < 0)
+            break;
+        at += (size_t)w;
     }
-    printf("\n");
 }
 
-static void dom_print_suspect(dom_state *s, size_t k, uint32_t v)
+static void dom_print_suspect(dom_state *s, dom_out *o, size_t k, uint32_t v)
 {
-    char name[1400], pct[32];
+    char name[1400], pct[32], mostly[4400];
     info_name(s->h, &s->h->infos[s->g.info[v]], name, sizeof(name));
     pct_of(pct, sizeof(pct), s->g.retained[v], s->g.bytes);
-    printf("\nsuspect %zu: 0x%012" PRIx64 " %s\n  retains %" PRIu64
-           " bytes (%s of the heap)\n",
-           k, s->g.addr[v], name, s->g.retained[v], pct);
-    dom_composition(s, v);
+    dom_composition(s, v, mostly, sizeof(mostly));
     size_t n = 0;
     for (uint32_t u = v; u != DBG_GRAPH_NONE; u = s->g.parent[u])
         n++;
-    uint64_t *path = malloc((n + 1) * sizeof(*path)), *infos = malloc((n + 1) * sizeof(*infos));
-    if (!path || !infos) {
-        free(path);
-        free(infos);
-        return;
+    uint64_t *path = malloc((n + 1) * sizeof(*path));
+    uint64_t *infos = malloc((n + 1) * sizeof(*infos));
+    char *text = NULL;
+    size_t textlen = 0;
+    FILE *mf = path && infos ? open_memstream(&text, &textlen) : NULL;
+    if (mf) {
+        size_t i = 0;
+        for (uint32_t u = v; u != DBG_GRAPH_NONE; u = s->g.parent[u], i++) {
+            path[i] = s->g.addr[u];
+            infos[i] = s->h->infos[s->g.info[u]].ptr;
+        }
+        debug_print_path(mf, s->h, path, infos, n);
+        fclose(mf);
     }
-    size_t i = 0;
-    for (uint32_t u = v; u != DBG_GRAPH_NONE; u = s->g.parent[u], i++) {
-        path[i] = s->g.addr[u];
-        infos[i] = s->h->infos[s->g.info[u]].ptr;
+    if (o->html) {
+        fprintf(o->f, "<h3 class=\"suspect\">Suspect %zu: 0x%012" PRIx64 " ",
+                k, s->g.addr[v]);
+        report_html_escape(o->f, name);
+        fprintf(o->f, "</h3>\n<p>Retains %" PRIu64 " bytes (%s of the heap), "
+                "mostly: ", s->g.retained[v], pct);
+        report_html_escape(o->f, mostly);
+        fprintf(o->f, ".</p>\n<p>Retainer path: %zu closures, root first</p>\n"
+                "<pre class=\"path\">", n);
+        if (text)
+            report_html_escape_pre(o->f, text);
+        fputs("</pre>\n", o->f);
+    } else {
+        fprintf(o->f, "\nsuspect %zu: 0x%012" PRIx64 " %s\n  retains %" PRIu64
+                " bytes (%s of the heap)\n  mostly: %s\n  retainer path: %zu "
+                "closures, root first\n%s", k, s->g.addr[v], name,
+                s->g.retained[v], pct, mostly, n, text ? text : "");
     }
-    printf("  retainer path: %zu closures, root first\n", n);
-    debug_print_path(s->h, path, infos, n);
+    free(text);
     free(path);
     free(infos);
 }
 
 static int debug_dominators(const char *target, int gc, double threshold,
-                            size_t limit)
+                            size_t limit, const char *html)
 {
     debug_session ss;
     dom_state s = {0};
@@ -358,26 +404,65 @@ static int debug_dominators(const char *target, int gc, double threshold,
     }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("dominator tree: %zu closures, %" PRIu64 " bytes reachable from "
-           "%zu roots; heap read in %.2f s, dominators computed in %.2f s "
-           "(peak memory %ld MiB)\n",
-           s.g.n, s.g.bytes, s.g.nroots, t1 - t0, t2 - t1,
-           ru.ru_maxrss / 1024);
-    for (int k = 0; k < G_N; k++)
-        if (dom_print_groups(&s, k, limit) != 0) {
-            r = debug_fail("out of memory");
+    dom_out o = {stdout, 0};
+    if (html) {
+        o.f = fopen(html, "w");
+        if (!o.f) {
+            r = debug_fail("%s: cannot write: %s", html, strerror(errno));
             goto done;
         }
+        o.html = 1;
+        char title[4200];
+        snprintf(title, sizeof(title), "rtscope debug dominators %s", target);
+        if (report_page_begin(o.f, title) != 0) {
+            fclose(o.f);
+            r = debug_fail("%s: cannot write the page", html);
+            goto done;
+        }
+    }
     uint64_t thr = (uint64_t)((double)s.g.bytes * threshold / 100.0);
     if (thr == 0)
         thr = 1;
     uint32_t sus[16];
     size_t ns = dom_suspects(&s, thr, sus, 16);
-    printf("\nleak suspects: %zu closure%s retaining at least %.1f%% of the "
-           "heap (%" PRIu64 " bytes) each\n",
-           ns, ns == 1 ? "" : "s", threshold, thr);
-    for (size_t i = 0; i < ns; i++)
-        dom_print_suspect(&s, i + 1, sus[i]);
+    fprintf(o.f, o.html ? "<p id=\"summary\">Dominator tree: %zu closures, "
+                          "%" PRIu64 " bytes reachable from %zu roots; heap "
+                          "read in %.2f s, dominators computed in %.2f s (peak "
+                          "memory %ld MiB).</p>\n"
+                        : "dominator tree: %zu closures, %" PRIu64 " bytes "
+                          "reachable from %zu roots; heap read in %.2f s, "
+                          "dominators computed in %.2f s (peak memory %ld "
+                          "MiB)\n",
+            s.g.n, s.g.bytes, s.g.nroots, t1 - t0, t2 - t1, ru.ru_maxrss / 1024);
+    /* a page shows the suspects first: they are what it is opened for */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass != o.html) {
+            fprintf(o.f, o.html ? "<h2>Leak suspects</h2>\n<p id=\"suspects\">"
+                                  "%zu closure%s retaining at least %.1f%% "
+                                  "of the heap (%" PRIu64 " bytes) each.</p>\n"
+                                : "\nleak suspects: %zu closure%s retaining at "
+                                  "least %.1f%% of the heap (%" PRIu64
+                                  " bytes) each\n",
+                    ns, ns == 1 ? "" : "s", threshold, thr);
+            for (size_t i = 0; i < ns; i++)
+                dom_print_suspect(&s, &o, i + 1, sus[i]);
+        } else {
+            for (int k = 0; k < G_N; k++)
+                if (dom_print_groups(&s, &o, k, limit) != 0) {
+                    r = debug_fail("out of memory");
+                    break;
+                }
+        }
+    }
+    if (o.html) {
+        int bad = report_page_end(o.f) != 0;
+        bad |= fclose(o.f) != 0;
+        if (bad && !r)
+            r = debug_fail("%s: cannot write the page", html);
+        if (!r)
+            printf("dominators: %zu closures, %zu leak suspect%s; report "
+                   "written to %s\n", s.g.n, ns, ns == 1 ? "" : "s", html);
+    }
     debug_warn_unreadable(s.h, "sizes may be low");
 done:
     debug_session_close(&ss);
@@ -398,9 +483,11 @@ int debug_dominators_run(int argc, char **argv)
         {"no-gc", no_argument, NULL, 'n'},
         {"threshold", required_argument, NULL, 't'},
         {"limit", required_argument, NULL, 'l'},
+        {"html", required_argument, NULL, 'H'},
         {NULL, 0, NULL, 0},
     };
     int gc = 1, ch;
+    const char *html = NULL;
     double threshold = 10.0;
     long limit = 20;
     optind = 1;
@@ -423,11 +510,14 @@ int debug_dominators_run(int argc, char **argv)
                 return debug_usage_error(&debug_cmd_dominators, "--limit %s: "
                                          "not a positive number", optarg);
             break;
+        case 'H':
+            html = optarg;
+            break;
         default:
             return debug_usage_error(&debug_cmd_dominators, "bad option");
         }
     }
     if (argc - optind != 1)
         return debug_usage_error(&debug_cmd_dominators, "needs one TARGET");
-    return debug_dominators(argv[optind], gc, threshold, (size_t)limit);
+    return debug_dominators(argv[optind], gc, threshold, (size_t)limit, html);
 }

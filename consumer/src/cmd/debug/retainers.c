@@ -54,36 +54,36 @@ static int ret_visit(void *ctx, const dbg_closure *c, uint64_t parent)
     return 0;
 }
 
-void debug_print_closure(dbg_heap *h, uint64_t addr, uint64_t infoptr,
-                              int root)
+void debug_print_closure(FILE *f, dbg_heap *h, uint64_t addr,
+                         uint64_t infoptr, int root)
 {
     dbg_info *in = dbg_heap_info(h, infoptr);
-    printf("  0x%012" PRIx64 "  %-14s", addr,
+    fprintf(f, "  0x%012" PRIx64 "  %-14s", addr,
            in ? dbg_closure_type_name(in->type) : "UNKNOWN");
     const char *con = in ? dbg_heap_con_descr(h, in) : NULL;
     if (con) {
         char disp[1024];
         dbg_con_display(con, disp, sizeof(disp));
-        printf("  %s", disp);
+        fprintf(f, "  %s", disp);
     }
     char *const *src = in ? dbg_heap_source(h, in) : NULL;
     if (src && (src[4][0] || src[5][0])) {
-        printf("  at");
+        fprintf(f, "  at");
         if (src[4][0])
-            printf(" %s", src[4]);
+            fprintf(f, " %s", src[4]);
         if (src[5][0])
-            printf(" %s", src[5]);
+            fprintf(f, " %s", src[5]);
     }
     if (root)
-        printf("  (root)");
-    printf("\n");
+        fprintf(f, "  (root)");
+    fprintf(f, "\n");
 }
 
 /* A run of more than PATH_RUN closures with one info table (the cells of
  * a long list, the nodes of a deep tree spine) is shown by its first two
  * and last closures and a count, so the path stays readable. */
 #define PATH_RUN 4
-void debug_print_path(dbg_heap *h, const uint64_t *path,
+void debug_print_path(FILE *f, dbg_heap *h, const uint64_t *path,
                       const uint64_t *infos, size_t n)
 {
     size_t j = n;
@@ -94,14 +94,14 @@ void debug_print_path(dbg_heap *h, const uint64_t *path,
             run++;
         if (run <= PATH_RUN) {
             for (size_t k = 0; k < run; k++, j--)
-                debug_print_closure(h, path[j - 1], iptr, j == n);
+                debug_print_closure(f, h, path[j - 1], iptr, j == n);
             continue;
         }
-        debug_print_closure(h, path[j - 1], iptr, j == n);
-        debug_print_closure(h, path[j - 2], iptr, 0);
-        printf("  ... %zu more closures with the same info table\n",
+        debug_print_closure(f, h, path[j - 1], iptr, j == n);
+        debug_print_closure(f, h, path[j - 2], iptr, 0);
+        fprintf(f, "  ... %zu more closures with the same info table\n",
                run - 3);
-        debug_print_closure(h, path[j - run], iptr, 0);
+        debug_print_closure(f, h, path[j - run], iptr, 0);
         j -= run;
     }
 }
@@ -169,7 +169,7 @@ static int debug_retainers(const char *target, const char *name,
         for (size_t i = n; i-- > 0;) {
             uint64_t iptr = 0;
             dbg_u64map_get(&s.info, path[i], &iptr);
-            debug_print_closure(h, path[i], iptr, i == n - 1);
+            debug_print_closure(stdout, h, path[i], iptr, i == n - 1);
         }
     }
 done:
