@@ -520,6 +520,24 @@ srtOf (StgWord ptr, StgWord *out, const char **why)
  * without provenance.
  */
 
+// SOURCE_INFO's answer: the six strings of an IPE entry, or none.
+static void
+putProvenance (StubConn *c, const InfoProvEnt *e)
+{
+    if (e == NULL) {
+        put32be(c, 0);
+        return;
+    }
+    const char *f[6] = { e->prov.table_name, e->prov.closure_desc,
+                         e->prov.ty_desc, e->prov.label,
+                         e->prov.module, e->prov.srcloc };
+    put32be(c, 6);
+    for (int i = 0; i < 6; i++) {
+        const char *s = f[i] ? f[i] : "";
+        putString(c, s, strlen(s));
+    }
+}
+
 /* -----------------------------------------------------------------------------
    rtscope's batch commands
    -------------------------------------------------------------------------- */
@@ -699,19 +717,7 @@ cmdDescribeInfos (StubConn *c, uint32_t n)
         else put32be(c, 0);
         // See Note [Source information]: only a verified table (and, for
         // a constructor, a readable description) reaches lookupIPE.
-        InfoProvEnt *e = con && len < 0 ? NULL : lookupIPE((StgInfoTable *) p);
-        if (e == NULL) {
-            put32be(c, 0);
-        } else {
-            const char *f[6] = { e->prov.table_name, e->prov.closure_desc,
-                                 e->prov.ty_desc, e->prov.label,
-                                 e->prov.module, e->prov.srcloc };
-            put32be(c, 6);
-            for (int k = 0; k < 6; k++) {
-                const char *s = f[k] ? f[k] : "";
-                putString(c, s, strlen(s));
-            }
-        }
+        putProvenance(c, con && len < 0 ? NULL : lookupIPE((StgInfoTable *) p));
     }
 }
 
@@ -883,19 +889,7 @@ handleRequest (StubConn *c, uint32_t cmd)
                 goto bad_address;
             }
         }
-        InfoProvEnt *e = lookupIPE((StgInfoTable *) p);
-        if (e == NULL) {
-            put32be(c, 0);
-        } else {
-            const char *f[6] = { e->prov.table_name, e->prov.closure_desc,
-                                 e->prov.ty_desc, e->prov.label,
-                                 e->prov.module, e->prov.srcloc };
-            put32be(c, 6);
-            for (int i = 0; i < 6; i++) {
-                const char *s = f[i] ? f[i] : "";
-                putString(c, s, strlen(s));
-            }
-        }
+        putProvenance(c, lookupIPE((StgInfoTable *) p));
         finish(c, DEBUG_STUB_RESP_OKAY);
         return;
     }

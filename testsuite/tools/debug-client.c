@@ -6,6 +6,11 @@
  *   debug-client SOCKET resume           resume if paused
  *   debug-client SOCKET latency N        N pause/resume pairs: median, p99
  *   debug-client SOCKET blocks-rate N    N BLOCKS requests while paused: bytes/s
+ *   debug-client SOCKET describe         DESCRIBE_INFOS for the info pointers
+ *                                        on stdin (hex, one a line), 16384 a
+ *                                        request: tables described, with a
+ *                                        module, seconds (the stub's
+ *                                        provenance cost for a binary's tables)
  *   debug-client SOCKET fuzz SECONDS SEED
  *                                        random, truncated and malformed
  *                                        frames and random pointers
@@ -167,6 +172,7 @@ request (int fd, uint32_t cmd, Buf *body, Buf *out)
 }
 
 static uint32_t rd32 (const unsigned char *p) { uint32_t x; memcpy(&x, p, 4); return ntohl(x); }
+static uint16_t rd16 (const unsigned char *p) { uint16_t x; memcpy(&x, p, 2); return ntohs(x); }
 static uint64_t rdptr (const unsigned char *p) { uint64_t x; memcpy(&x, p, 8); return x; }
 
 static int
@@ -419,6 +425,50 @@ cmd_resume (void)
 }
 
 static int
+cmd_describe (void)
+{
+    int fd = connect_stub();
+    size_t n = 0, cap = 1024, ok = 0, named = 0;
+    uint64_t *v = malloc(cap * sizeof(*v));
+    char line[128];
+    while (fgets(line, sizeof(line), stdin)) {
+        if (n == cap) v = realloc(v, (cap *= 2) * sizeof(*v));
+        v[n++] = strtoull(line, NULL, 16);
+    }
+    Buf out = { 0 };
+    double t0 = now();
+    for (size_t at = 0; at < n; at += 16384) {
+        size_t k = n - at < 16384 ? n - at : 16384;
+        Buf b = { 0 };
+        put32(&b, (uint32_t) k);
+        for (size_t i = 0; i < k; i++) putptr(&b, v[at + i]);
+        if (request(fd, 68, &b, &out) != OK) die("DESCRIBE_INFOS failed");
+        free(b.p);
+        // count the described tables and those with a module (field 5)
+        size_t off = 0;
+        for (size_t i = 0; i < k; i++) {
+            if (off >= out.len) die("DESCRIBE_INFOS: short reply");
+            if (!out.p[off++]) { off += 2 + rd16(out.p + off); continue; }
+            ok++;
+            off += 20;
+            off += 4 + rd32(out.p + off);           // constructor
+            uint32_t nf = rd32(out.p + off);
+            off += 4;
+            for (uint32_t f = 0; f < nf; f++) {
+                uint32_t l = rd32(out.p + off);
+                if (f == 4 && l > 0) named++;
+                off += 4 + l;
+            }
+        }
+    }
+    printf("describe: %zu info pointers, %zu tables, %zu with a module, %.3f s\n",
+           n, ok, named, now() - t0);
+    free(v);
+    close(fd);
+    return 0;
+}
+
+static int
 cmp_double (const void *a, const void *b)
 {
     double x = *(const double *) a, y = *(const double *) b;
@@ -605,6 +655,7 @@ main (int argc, char **argv)
     if (!strcmp(cmd, "resume")) return cmd_resume();
     if (!strcmp(cmd, "latency") && argc == 4) return cmd_latency(atoi(argv[3]));
     if (!strcmp(cmd, "blocks-rate") && argc == 4) return cmd_blocks_rate(atoi(argv[3]));
+    if (!strcmp(cmd, "describe")) return cmd_describe();
     if (!strcmp(cmd, "fuzz") && argc == 5) return cmd_fuzz(atof(argv[3]), strtoull(argv[4], NULL, 10));
     die("unknown command %s", cmd);
     return 2;

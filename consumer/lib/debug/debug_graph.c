@@ -330,6 +330,17 @@ static uint32_t lt_eval(lt *t, uint32_t v)
     return t->label[v];
 }
 
+/* The pointers of node v (the virtual root's: the roots). */
+static const uint32_t *out_of(const dbg_graph *g, size_t v, uint32_t *deg)
+{
+    if (v == g->n) {
+        *deg = (uint32_t)g->nroots;
+        return g->roots;
+    }
+    *deg = g->off[v + 1] - g->off[v];
+    return g->succ + g->off[v];
+}
+
 int dbg_graph_dominators(dbg_graph *g)
 {
     size_t n = g->n, nv = n + 1; /* node n: the virtual root */
@@ -355,9 +366,8 @@ int dbg_graph_dominators(dbg_graph *g)
     cursor[sp] = root;
     pos[sp++] = 0;
     while (sp > 0) {
-        uint32_t v = cursor[sp - 1];
-        uint32_t deg = v == root ? (uint32_t)g->nroots : g->off[v + 1] - g->off[v];
-        const uint32_t *out = v == root ? g->roots : g->succ + g->off[v];
+        uint32_t v = cursor[sp - 1], deg;
+        const uint32_t *out = out_of(g, v, &deg);
         if (pos[sp - 1] == deg) {
             sp--;
             continue;
@@ -380,8 +390,8 @@ int dbg_graph_dominators(dbg_graph *g)
     if (!poff)
         goto oom;
     for (size_t v = 0; v < nv; v++) {
-        uint32_t deg = v == root ? (uint32_t)g->nroots : g->off[v + 1] - g->off[v];
-        const uint32_t *out = v == root ? g->roots : g->succ + g->off[v];
+        uint32_t deg;
+        const uint32_t *out = out_of(g, v, &deg);
         if (!dfn[v])
             continue;
         for (uint32_t e = 0; e < deg; e++)
@@ -398,8 +408,8 @@ int dbg_graph_dominators(dbg_graph *g)
     }
     memcpy(fill, poff, ((size_t)nn + 2) * sizeof(*fill));
     for (size_t v = 0; v < nv; v++) {
-        uint32_t deg = v == root ? (uint32_t)g->nroots : g->off[v + 1] - g->off[v];
-        const uint32_t *out = v == root ? g->roots : g->succ + g->off[v];
+        uint32_t deg;
+        const uint32_t *out = out_of(g, v, &deg);
         if (!dfn[v])
             continue;
         for (uint32_t e = 0; e < deg; e++)

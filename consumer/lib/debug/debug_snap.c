@@ -257,7 +257,7 @@ int dbg_snap_add_fun_bitmap(dbg_snap *s, uint64_t fun,
     return 0;
 }
 
-static char *dup_or_null(const char *x, int *bad)
+char *dup_or_null(const char *x, int *bad)
 {
     if (!x)
         return NULL;

@@ -44,5 +44,7 @@ uint64_t sum_of(const unsigned char *p, size_t n);
 void le_put(unsigned char *p, uint64_t x, int n);
 void sum_add(snap_sum *c, const unsigned char *p, size_t n);
 void sum_init(snap_sum *c);
+/* strdup(x), NULL for NULL; *bad set when out of memory. */
+char *dup_or_null(const char *x, int *bad);
 
 #endif

@@ -96,16 +96,6 @@ static int snap_closures(void *src, const uint64_t *addrs, size_t n,
     return r ? -1 : 0;
 }
 
-static char *dup_or_null(const char *x, int *bad)
-{
-    if (!x)
-        return NULL;
-    char *d = strdup(x);
-    if (!d)
-        *bad = 1;
-    return d;
-}
-
 static int snap_infos(void *src, const uint64_t *ptrs, size_t n,
                       dbg_info *out)
 {
