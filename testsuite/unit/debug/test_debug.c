@@ -210,6 +210,7 @@ END_TEST
 void test_debug_blocks_add(TCase *tc); /* test_debug_blocks.c */
 TCase *snap_tcase(void); /* test_snap.c */
 TCase *walk_kinds_tcase(void); /* test_walk_kinds.c */
+TCase *dominators_tcase(void); /* test_dominators.c */
 
 int main(void)
 {
@@ -227,6 +228,7 @@ int main(void)
     suite_add_tcase(s, tc);
     suite_add_tcase(s, snap_tcase());
     suite_add_tcase(s, walk_kinds_tcase());
+    suite_add_tcase(s, dominators_tcase());
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
