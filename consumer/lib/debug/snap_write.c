@@ -262,6 +262,9 @@ int dbg_snap_write(dbg_snap *s, const char *path, int level,
     }
     ZSTD_CCtx_setParameter(w.cc, ZSTD_c_compressionLevel, level);
     ZSTD_CCtx_setParameter(w.cc, ZSTD_c_checksumFlag, 1);
+    /* compress on two threads while this one feeds (a libzstd built
+     * without threads refuses, and one thread does it all) */
+    ZSTD_CCtx_setParameter(w.cc, ZSTD_c_nbWorkers, 2);
     if (!s->created)
         s->created = (uint64_t)time(NULL);
     static const unsigned char zero[TABLE_END];
