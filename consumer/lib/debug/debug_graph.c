@@ -32,114 +32,11 @@
  * (predecessors) and six arrays of 4 bytes a closure, and the retained
  * sizes 8. benchmarks/debug measures it per million closures.
  *
- * Ids of addresses: a bit per heap word in 1 MiB pages, with counts of the
- * bits before each 64-bit word (a rank), and the rank's id: 2.3% of the
- * heap's size plus 4 bytes a closure, where a hash table of addresses
- * would take 24. */
+ * Ids of addresses: their rank among the closures (addr_rank.h), and the
+ * rank's id: 2.3% of the heap's size plus 4 bytes a closure, where a
+ * hash table of addresses would take 24. */
 
-#define PAGE_SHIFT 20
-#define PAGE_WORDS ((size_t)1 << (PAGE_SHIFT - 3 - 6)) /* uint64_t a page */
-
-typedef struct rpage {
-    uint64_t *bits;
-    uint32_t *pre; /* bits set before word w of this page */
-    uint32_t base; /* rank of the page's first closure */
-} rpage;
-
-typedef struct rankset {
-    dbg_u64map index; /* (addr >> PAGE_SHIFT) + 1 -> page + 1 */
-    rpage *pages;
-    size_t n, cap;
-    uint64_t last_key;
-    rpage *last;
-} rankset;
-
-static rpage *rank_page(rankset *s, uint64_t a, int create)
-{
-    uint64_t key = (a >> PAGE_SHIFT) + 1, v;
-    if (s->last && key == s->last_key)
-        return s->last;
-    if (dbg_u64map_get(&s->index, key, &v)) {
-        s->last = &s->pages[v - 1];
-    } else {
-        if (!create)
-            return NULL;
-        if (s->n == s->cap) {
-            size_t nc = s->cap ? s->cap * 2 : 64;
-            rpage *np = realloc(s->pages, nc * sizeof(*np));
-            if (!np)
-                return NULL;
-            s->pages = np;
-            s->cap = nc;
-        }
-        rpage *p = &s->pages[s->n];
-        memset(p, 0, sizeof(*p));
-        p->bits = calloc(PAGE_WORDS, sizeof(*p->bits));
-        if (!p->bits || dbg_u64map_put(&s->index, key, s->n + 1) != 0) {
-            free(p->bits);
-            return NULL;
-        }
-        s->n++;
-        s->last = p;
-    }
-    s->last_key = key;
-    return s->last;
-}
-
-static int rank_add(rankset *s, uint64_t a)
-{
-    rpage *p = rank_page(s, a, 1);
-    if (!p)
-        return -1;
-    uint64_t w = (a & (((uint64_t)1 << PAGE_SHIFT) - 1)) >> 3;
-    p->bits[w >> 6] |= (uint64_t)1 << (w & 63);
-    return 0;
-}
-
-static int rank_finish(rankset *s)
-{
-    uint32_t base = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        rpage *p = &s->pages[i];
-        p->pre = malloc(PAGE_WORDS * sizeof(*p->pre));
-        if (!p->pre)
-            return -1;
-        p->base = base;
-        uint32_t c = 0;
-        for (size_t w = 0; w < PAGE_WORDS; w++) {
-            p->pre[w] = c;
-            c += (uint32_t)__builtin_popcountll(p->bits[w]);
-        }
-        base += c;
-    }
-    s->last = NULL;
-    return 0;
-}
-
-/* The rank of a, or NONE when a is not in the set. */
-static uint32_t rank_of(rankset *s, uint64_t a)
-{
-    rpage *p = rank_page(s, a, 0);
-    if (!p || (a & 7))
-        return DBG_GRAPH_NONE;
-    uint64_t w = (a & (((uint64_t)1 << PAGE_SHIFT) - 1)) >> 3;
-    uint64_t word = p->bits[w >> 6], bit = (uint64_t)1 << (w & 63);
-    if (!(word & bit))
-        return DBG_GRAPH_NONE;
-    return p->base + p->pre[w >> 6] +
-           (uint32_t)__builtin_popcountll(word & (bit - 1));
-}
-
-static void rank_free(rankset *s)
-{
-    for (size_t i = 0; i < s->n; i++) {
-        free(s->pages[i].bits);
-        free(s->pages[i].pre);
-    }
-    free(s->pages);
-    dbg_u64map_free(&s->index);
-    memset(s, 0, sizeof(*s));
-}
+#include "addr_rank.h"
 
 /* ---- building --------------------------------------------------------- */
 

@@ -974,7 +974,7 @@ static int stub_closures(void *src, const uint64_t *addrs, size_t n,
     int r = dbg_buf_put32(&body, 0);
     uint32_t ask = 0, budget = 0;
     for (size_t i = 0; i < n && r == 0; i++)
-        if (!dbg_u64map_get(&a->index, addrs[i], NULL)) {
+        if (!a->index.n || !dbg_u64map_get(&a->index, addrs[i], NULL)) {
             r = dbg_buf_putptr(&body, addrs[i]);
             ask++;
         }
@@ -1002,7 +1002,7 @@ static int stub_closures(void *src, const uint64_t *addrs, size_t n,
     size_t off = 0;
     for (size_t i = 0; i < n && r == 0; i++) {
         uint64_t at;
-        if (dbg_u64map_get(&a->index, addrs[i], &at)) {
+        if (a->index.n && dbg_u64map_get(&a->index, addrs[i], &at)) {
             size_t len = rec_len(a->buf.p + at - 1, a->buf.len - (at - 1));
             r = dbg_buf_put(out, a->buf.p + at - 1, len);
             continue;

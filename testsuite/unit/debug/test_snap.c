@@ -228,6 +228,20 @@ START_TEST(snap_sorts_closures)
         ck_assert_uint_eq(held, s.clo[i].addr);
     }
     dbg_snap_free(&s);
+    /* with an address twice (no walk records one so) */
+    dbg_snap_init(&s);
+    for (int i = 0; i < N; i++) {
+        uint64_t addr = 0x4200000000ULL + (((uint64_t)(i * 7919) % N) << 12);
+        if (i == N / 2)
+            addr = s.clo[0].addr;
+        unsigned char mem[8];
+        memcpy(mem, &addr, 8);
+        ck_assert_int_eq(dbg_snap_add_closure(&s, addr, mem, 8), 0);
+    }
+    ck_assert_int_eq(dbg_snap_finish(&s), 0);
+    for (size_t i = 1; i < s.nclo; i++)
+        ck_assert(s.clo[i - 1].addr <= s.clo[i].addr);
+    dbg_snap_free(&s);
 }
 END_TEST
 

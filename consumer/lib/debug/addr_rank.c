@@ -1,0 +1,112 @@
+/* addr_rank: ranks of addresses. See addr_rank.h. */
+#include "addr_rank.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PAGE_SHIFT 20
+#define PAGE_WORDS ((size_t)1 << (PAGE_SHIFT - 3 - 6)) /* uint64_t a page */
+
+
+static rpage *rank_page(rankset *s, uint64_t a, int create)
+{
+    uint64_t key = (a >> PAGE_SHIFT) + 1, v;
+    if (s->last && key == s->last_key)
+        return s->last;
+    if (dbg_u64map_get(&s->index, key, &v)) {
+        s->last = &s->pages[v - 1];
+    } else {
+        if (!create)
+            return NULL;
+        if (s->n == s->cap) {
+            size_t nc = s->cap ? s->cap * 2 : 64;
+            rpage *np = realloc(s->pages, nc * sizeof(*np));
+            if (!np)
+                return NULL;
+            s->pages = np;
+            s->cap = nc;
+        }
+        rpage *p = &s->pages[s->n];
+        memset(p, 0, sizeof(*p));
+        p->key = key;
+        p->bits = calloc(PAGE_WORDS, sizeof(*p->bits));
+        if (!p->bits || dbg_u64map_put(&s->index, key, s->n + 1) != 0) {
+            free(p->bits);
+            return NULL;
+        }
+        s->n++;
+        s->last = p;
+    }
+    s->last_key = key;
+    return s->last;
+}
+
+int rank_add(rankset *s, uint64_t a)
+{
+    rpage *p = rank_page(s, a, 1);
+    if (!p)
+        return -1;
+    uint64_t w = (a & (((uint64_t)1 << PAGE_SHIFT) - 1)) >> 3;
+    p->bits[w >> 6] |= (uint64_t)1 << (w & 63);
+    return 0;
+}
+
+static int page_order(const void *a, const void *b)
+{
+    uint64_t x = ((const rpage *)a)->key, y = ((const rpage *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+int rank_finish(rankset *s)
+{
+    /* ranks in address order: the pages by address first */
+    if (s->n)
+        qsort(s->pages, s->n, sizeof(*s->pages), page_order);
+    dbg_u64map_free(&s->index);
+    for (size_t i = 0; i < s->n; i++)
+        if (dbg_u64map_put(&s->index, s->pages[i].key, i + 1) != 0)
+            return -1;
+    uint32_t base = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        rpage *p = &s->pages[i];
+        p->pre = malloc(PAGE_WORDS * sizeof(*p->pre));
+        if (!p->pre)
+            return -1;
+        p->base = base;
+        uint32_t c = 0;
+        for (size_t w = 0; w < PAGE_WORDS; w++) {
+            p->pre[w] = c;
+            c += (uint32_t)__builtin_popcountll(p->bits[w]);
+        }
+        base += c;
+    }
+    s->total = base;
+    s->last = NULL;
+    return 0;
+}
+
+/* The rank of a, or NONE when a is not in the set. */
+uint32_t rank_of(rankset *s, uint64_t a)
+{
+    rpage *p = rank_page(s, a, 0);
+    if (!p || (a & 7))
+        return RANK_NONE;
+    uint64_t w = (a & (((uint64_t)1 << PAGE_SHIFT) - 1)) >> 3;
+    uint64_t word = p->bits[w >> 6], bit = (uint64_t)1 << (w & 63);
+    if (!(word & bit))
+        return RANK_NONE;
+    return p->base + p->pre[w >> 6] +
+           (uint32_t)__builtin_popcountll(word & (bit - 1));
+}
+
+void rank_free(rankset *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->pages[i].bits);
+        free(s->pages[i].pre);
+    }
+    free(s->pages);
+    dbg_u64map_free(&s->index);
+    memset(s, 0, sizeof(*s));
+}
+

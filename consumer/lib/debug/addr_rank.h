@@ -1,0 +1,40 @@
+/* addr_rank: the rank of a closure's address among a set of addresses (a
+ * bit per heap word in 1 MiB pages, with counts of the bits before each
+ * 64-bit word): a dense id in address order for every closure of a heap,
+ * in 2.3% of the heap's size. Internal to librtscope-debug (the dominator
+ * graph's ids, the snapshot's sort). */
+#ifndef RTSCOPE_ADDR_RANK_H
+#define RTSCOPE_ADDR_RANK_H
+
+#include "rtscope/debug/debug_heap.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RANK_NONE UINT32_MAX
+
+typedef struct rpage {
+    uint64_t key; /* (address >> 20) + 1 */
+    uint64_t *bits;
+    uint32_t *pre; /* bits set before word w of this page */
+    uint32_t base; /* rank of the page's first closure */
+} rpage;
+
+typedef struct rankset {
+    dbg_u64map index; /* (addr >> PAGE_SHIFT) + 1 -> page + 1 */
+    rpage *pages;
+    size_t n, cap;
+    uint64_t last_key;
+    rpage *last;
+    size_t total; /* after rank_finish: the addresses in the set */
+} rankset;
+
+/* Add an address (8-aligned); -1 when out of memory. */
+int rank_add(rankset *s, uint64_t a);
+/* After the last rank_add: compute the ranks (in address order). */
+int rank_finish(rankset *s);
+/* The rank of a, or RANK_NONE when a is not in the set. */
+uint32_t rank_of(rankset *s, uint64_t a);
+void rank_free(rankset *s);
+
+#endif
