@@ -44,7 +44,7 @@ struct dbg_graph_builder {
     dbg_heap *h;
     dbg_graph *g;
     size_t cap;
-    uint64_t *paddr;           /* parent addresses, resolved at the end */
+    size_t pcur;               /* where the last parent was found */
     uint64_t *eaddr;           /* pointer targets, resolved at the end */
     size_t ne, ecap;
     rankset rs;
@@ -58,7 +58,7 @@ static int grow_to(void **p, size_t *cap, size_t need, size_t elem)
         return 0;
     size_t nc = *cap ? *cap : 4096;
     while (nc < need)
-        nc *= 2;
+        nc += nc / 2; /* 1.5: the graph is most of the memory */
     void *np = realloc(*p, nc * elem);
     if (!np)
         return -1;
@@ -74,7 +74,7 @@ int dbg_graph_visit(void *ctx, const dbg_closure *c, uint64_t parent)
     if (g->n + 1 >= DBG_GRAPH_NONE || b->ne + c->nptrs >= DBG_GRAPH_NONE)
         return b->toobig = 1;
     if (g->n == b->cap) {
-        size_t nc = b->cap ? b->cap * 2 : 65536;
+        size_t nc = b->cap ? b->cap + b->cap / 2 : 65536;
         uint64_t *a = realloc(g->addr, nc * sizeof(*a));
         if (a)
             g->addr = a;
@@ -84,9 +84,9 @@ int dbg_graph_visit(void *ctx, const dbg_closure *c, uint64_t parent)
         uint32_t *in = realloc(g->info, nc * sizeof(*in));
         if (in)
             g->info = in;
-        uint64_t *pa = realloc(b->paddr, nc * sizeof(*pa));
+        uint32_t *pa = realloc(g->parent, nc * sizeof(*pa));
         if (pa)
-            b->paddr = pa;
+            g->parent = pa;
         uint32_t *off = realloc(g->off, (nc + 2) * sizeof(*off));
         if (off)
             g->off = off;
@@ -102,7 +102,19 @@ int dbg_graph_visit(void *ctx, const dbg_closure *c, uint64_t parent)
     g->addr[i] = c->addr;
     g->size[i] = c->size;
     g->info[i] = (uint32_t)(c->info - b->h->infos);
-    b->paddr[i] = parent;
+    /* The parent: a closure read before, and in a breadth-first walk the
+     * parents come in the order they were read, so a cursor that only
+     * moves forward finds each (no map of addresses needed). */
+    g->parent[i] = DBG_GRAPH_NONE;
+    if (parent) {
+        size_t k = b->pcur;
+        while (k < i && g->addr[k] != parent)
+            k++;
+        if (k < i) {
+            g->parent[i] = (uint32_t)k;
+            b->pcur = k;
+        }
+    }
     g->off[i] = (uint32_t)b->ne;
     memcpy(b->eaddr + b->ne, c->ptrs, c->nptrs * sizeof(*c->ptrs));
     b->ne += c->nptrs;
@@ -141,10 +153,22 @@ int dbg_graph_builder_finish(dbg_graph_builder *bp, const uint64_t *roots,
             goto oom;
     }
     g->off[g->n] = (uint32_t)b.ne;
+    /* the arrays to their size, before the next ones are made */
+    if (g->n) {
+        uint64_t *a = realloc(g->addr, g->n * sizeof(*a));
+        uint32_t *sz = realloc(g->size, g->n * sizeof(*sz));
+        uint32_t *in = realloc(g->info, g->n * sizeof(*in));
+        uint32_t *pa = realloc(g->parent, g->n * sizeof(*pa));
+        g->addr = a ? a : g->addr;
+        g->size = sz ? sz : g->size;
+        g->info = in ? in : g->info;
+        g->parent = pa ? pa : g->parent;
+    }
     if (rank_finish(&b.rs) != 0)
         goto oom;
     rank2id = malloc((g->n ? g->n : 1) * sizeof(*rank2id));
-    g->parent = malloc((g->n ? g->n : 1) * sizeof(*g->parent));
+    if (!g->parent) /* nothing reachable */
+        g->parent = malloc(sizeof(*g->parent));
     g->succ = malloc((b.ne ? b.ne : 1) * sizeof(*g->succ));
     g->roots = malloc((nroots ? nroots : 1) * sizeof(*g->roots));
     if (!rank2id || !g->parent || !g->succ || !g->roots)
@@ -153,10 +177,6 @@ int dbg_graph_builder_finish(dbg_graph_builder *bp, const uint64_t *roots,
         rank2id[rank_of(&b.rs, g->addr[i])] = (uint32_t)i;
 #define ID_OF(a) ({ uint32_t k_ = rank_of(&b.rs, (a));                        \
                     k_ == DBG_GRAPH_NONE ? DBG_GRAPH_NONE : rank2id[k_]; })
-    for (size_t i = 0; i < g->n; i++)
-        g->parent[i] = b.paddr[i] ? ID_OF(b.paddr[i]) : DBG_GRAPH_NONE;
-    free(b.paddr);
-    b.paddr = NULL;
     /* pointers to what could not be read are dropped */
     size_t w = 0;
     for (size_t i = 0; i < g->n; i++) {
@@ -181,7 +201,6 @@ oom:
     snprintf(g->err, sizeof(g->err), "out of memory");
 done:
     free(rank2id);
-    free(b.paddr);
     free(b.eaddr);
     rank_free(&b.rs);
     return r;
@@ -206,7 +225,10 @@ int dbg_graph_build(dbg_heap *h, const uint64_t *roots, size_t nroots,
 /* ---- dominators ------------------------------------------------------- */
 
 typedef struct lt {
-    uint32_t *ancestor, *label, *semi, *stack;
+    uint32_t *ancestor, *label, *semi;
+    uint32_t *stack; /* EVAL's path: grown as needed, short in practice */
+    size_t cap;
+    int nomem;
 } lt;
 
 /* EVAL with path compression, iteratively: the path from v up to the
@@ -216,8 +238,19 @@ static uint32_t lt_eval(lt *t, uint32_t v)
     if (!t->ancestor[v])
         return v;
     size_t n = 0;
-    for (uint32_t u = v; t->ancestor[t->ancestor[u]]; u = t->ancestor[u])
+    for (uint32_t u = v; t->ancestor[t->ancestor[u]]; u = t->ancestor[u]) {
+        if (n == t->cap) {
+            size_t nc = t->cap * 2;
+            uint32_t *ns = realloc(t->stack, nc * sizeof(*ns));
+            if (!ns) {
+                t->nomem = 1; /* the result is wrong: the caller fails */
+                break;
+            }
+            t->stack = ns;
+            t->cap = nc;
+        }
         t->stack[n++] = u;
+    }
     while (n-- > 0) {
         uint32_t u = t->stack[n], a = t->ancestor[u];
         if (t->semi[t->label[a]] < t->semi[t->label[u]])
@@ -250,7 +283,7 @@ int dbg_graph_dominators(dbg_graph *g)
     uint32_t *pos = malloc(nv * sizeof(*pos));       /* and next pointer */
     uint32_t *poff = NULL, *pred = NULL;
     lt t = {0};
-    uint32_t *idom = NULL, *bucket = NULL, *bnext = NULL;
+    uint32_t *idom = NULL, *bucket = NULL;
     int r = -1;
     if (!dfn || !vertex || !dparent || !cursor || !pos)
         goto oom;
@@ -325,12 +358,11 @@ int dbg_graph_dominators(dbg_graph *g)
     t.ancestor = calloc(na, sizeof(uint32_t));
     t.label = malloc(na * sizeof(uint32_t));
     t.semi = malloc(na * sizeof(uint32_t));
-    t.stack = malloc(na * sizeof(uint32_t));
+    t.cap = 4096;
+    t.stack = malloc(t.cap * sizeof(uint32_t));
     idom = calloc(na, sizeof(uint32_t));
     bucket = calloc(na, sizeof(uint32_t));
-    bnext = malloc(na * sizeof(uint32_t));
-    if (!t.ancestor || !t.label || !t.semi || !t.stack || !idom || !bucket ||
-        !bnext)
+    if (!t.ancestor || !t.label || !t.semi || !t.stack || !idom || !bucket)
         goto oom;
     for (uint32_t v = 1; v <= nn; v++) {
         t.label[v] = v;
@@ -342,16 +374,21 @@ int dbg_graph_dominators(dbg_graph *g)
             if (t.semi[u] < t.semi[w])
                 t.semi[w] = t.semi[u];
         }
+        /* a bucket is a list linked through idom[]: a vertex's idom is
+         * not set before it leaves its bucket */
         uint32_t s = t.semi[w], p = dparent[w];
-        bnext[w] = bucket[s];
+        idom[w] = bucket[s];
         bucket[s] = w;
         t.ancestor[w] = p; /* LINK */
-        for (uint32_t v = bucket[p]; v; v = bnext[v]) {
+        for (uint32_t v = bucket[p], next; v; v = next) {
+            next = idom[v];
             uint32_t u = lt_eval(&t, v);
             idom[v] = t.semi[u] < t.semi[v] ? u : p;
         }
         bucket[p] = 0;
     }
+    if (t.nomem)
+        goto oom;
     for (uint32_t w = 2; w <= nn; w++)
         if (idom[w] != t.semi[w])
             idom[w] = idom[idom[w]];
@@ -366,8 +403,6 @@ int dbg_graph_dominators(dbg_graph *g)
     memset(&t, 0, sizeof(t));
     free(bucket);
     bucket = NULL;
-    free(bnext);
-    bnext = NULL;
     /* 4. retained sizes; back to closure ids */
     g->retained = calloc(nv, sizeof(*g->retained));
     g->idom = malloc(nv * sizeof(*g->idom));
@@ -399,7 +434,6 @@ done:
     free(t.stack);
     free(idom);
     free(bucket);
-    free(bnext);
     return r;
 }
 
