@@ -1,6 +1,6 @@
 /* libFuzzer target: the debug snapshot loader (consumer/lib/debug/
- * debug_snap.c) and the heap walk, census keys and block list over
- * whatever it accepts. The first byte picks the mode:
+ * debug_snap.c) and the heap walk, census keys, block list, and the
+ * graph and its dominator tree (debug_graph.c) over whatever it accepts. The first byte picks the mode:
  *   0: the rest is a snapshot file, as read from disk (header, section
  *      table, zstd frames, checksums);
  *   1: the rest is sections, each u8 id, u16le length, raw bytes, packed
@@ -8,6 +8,7 @@
  *      record parsers and the closure decoding behind the checksums.
  * Seeds: testsuite/fuzz/snapseed.c. Built by `make -C consumer
  * fuzz-snapshot` and by the debug-snapshot-fuzz case. */
+#include "rtscope/debug/debug_graph.h"
 #include "rtscope/debug/debug_heap.h"
 #include "rtscope/debug/debug_snap.h"
 
@@ -47,6 +48,21 @@ static void exercise(dbg_snap *s)
     dbg_block *b;
     if (dbg_heap_blocks(&h, &b, &n) == 0)
         free(b);
+    /* the dominator tree of what the walk reaches: every closure's
+     * retained size at most the heap, the virtual root's all of it */
+    if (dbg_heap_roots(&h, &roots, &n) == 0) {
+        dbg_graph g;
+        if (dbg_graph_build(&h, roots, n, &g) == 0 &&
+            dbg_graph_dominators(&g) == 0) {
+            for (size_t i = 0; i <= g.n; i++)
+                if (g.retained[i] > g.bytes)
+                    abort();
+            if (g.retained[g.n] != g.bytes)
+                abort();
+        }
+        dbg_graph_free(&g);
+        free(roots);
+    }
     dbg_heap_free(&h);
 }
 

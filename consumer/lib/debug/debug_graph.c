@@ -116,7 +116,8 @@ int dbg_graph_visit(void *ctx, const dbg_closure *c, uint64_t parent)
         }
     }
     g->off[i] = (uint32_t)b->ne;
-    memcpy(b->eaddr + b->ne, c->ptrs, c->nptrs * sizeof(*c->ptrs));
+    if (c->nptrs)
+        memcpy(b->eaddr + b->ne, c->ptrs, c->nptrs * sizeof(*c->ptrs));
     b->ne += c->nptrs;
     g->bytes += c->size;
     return 0;
@@ -240,7 +241,7 @@ static uint32_t lt_eval(lt *t, uint32_t v)
     size_t n = 0;
     for (uint32_t u = v; t->ancestor[t->ancestor[u]]; u = t->ancestor[u]) {
         if (n == t->cap) {
-            size_t nc = t->cap * 2;
+            size_t nc = t->cap ? t->cap * 2 : 4096;
             uint32_t *ns = realloc(t->stack, nc * sizeof(*ns));
             if (!ns) {
                 t->nomem = 1; /* the result is wrong: the caller fails */

@@ -60,7 +60,7 @@ static uint64_t name_hash(const char *s)
 long debug_names_id(debug_names *t, const char *name)
 {
     uint64_t key = name_hash(name), v;
-    while (dbg_u64map_get(&t->ids, key, &v) && strcmp(t->names[v - 1], name))
+    while (dbg_u64map_get(&t->ids, key, &v) && strcmp(t->names[v - 1], name) != 0)
         key = key + 1 ? key + 1 : 1;
     if (dbg_u64map_get(&t->ids, key, &v))
         return (long)v - 1;
