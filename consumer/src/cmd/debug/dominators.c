@@ -377,9 +377,21 @@ static int debug_dominators(const char *target, int gc, double threshold,
 {
     debug_session ss;
     dom_state s = {0};
+    dom_out o = {stdout, 0};
+    /* the page's file before any pause: a path that cannot be written
+     * is refused without touching the program */
+    if (html) {
+        o.f = fopen(html, "w");
+        if (!o.f)
+            return debug_fail("%s: cannot write: %s", html, strerror(errno));
+        o.html = 1;
+    }
     int r = debug_session_open(&ss, target);
-    if (r)
+    if (r) {
+        if (o.html)
+            fclose(o.f);
         return r;
+    }
     s.h = &ss.heap;
     double t0 = now_s();
     dbg_graph_builder *b = dbg_graph_builder_new(s.h, &s.g);
@@ -404,18 +416,10 @@ static int debug_dominators(const char *target, int gc, double threshold,
     }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    dom_out o = {stdout, 0};
-    if (html) {
-        o.f = fopen(html, "w");
-        if (!o.f) {
-            r = debug_fail("%s: cannot write: %s", html, strerror(errno));
-            goto done;
-        }
-        o.html = 1;
+    if (o.html) {
         char title[4200];
         snprintf(title, sizeof(title), "rtscope debug dominators %s", target);
         if (report_page_begin(o.f, title) != 0) {
-            fclose(o.f);
             r = debug_fail("%s: cannot write the page", html);
             goto done;
         }
@@ -457,6 +461,7 @@ static int debug_dominators(const char *target, int gc, double threshold,
     if (o.html) {
         int bad = report_page_end(o.f) != 0;
         bad |= fclose(o.f) != 0;
+        o.f = NULL;
         if (bad && !r)
             r = debug_fail("%s: cannot write the page", html);
         if (!r)
@@ -465,6 +470,8 @@ static int debug_dominators(const char *target, int gc, double threshold,
     }
     debug_warn_unreadable(s.h, "sizes may be low");
 done:
+    if (o.html && o.f)
+        fclose(o.f);
     debug_session_close(&ss);
     dbg_graph_free(&s.g);
     for (int k = 0; k < G_N; k++) {
