@@ -2,6 +2,7 @@
  * constructor, info table, module, thunk source, or -hT band). */
 #define _GNU_SOURCE
 #include "debug.h"
+#include "groups.h"
 
 #include "cli.h"
 #include "rtscope/debug/debug_blocks.h"
@@ -67,21 +68,12 @@ typedef struct census_state {
     int by_module;
     dbg_heap *h;
     dbg_u64map modof;  /* info ptr -> module id + 1, or 0 if none */
-    char **modules;    /* module id -> name */
-    size_t nmodules, capmodules;
-    dbg_u64map modname; /* hash of name -> module id + 1 (checked) */
+    debug_names modules; /* module id -> name */
     uint64_t held_bytes; /* RTS closures counted under their holder */
 } census_state;
 
-static uint64_t name_hash(const char *s)
-{
-    uint64_t x = 1469598103934665603ULL; /* FNV-1a */
-    for (; *s; s++)
-        x = (x ^ (unsigned char)*s) * 1099511628211ULL;
-    return x ? x : 1;
-}
-
-/* The module id + 1 of the info table's module, 0 if it has none. */
+/* The module id + 1 of the info table's module, 0 if it has none (or
+ * past CENSUS_MAX_MODULES modules). */
 static uint32_t census_module_of(census_state *s, dbg_info *in)
 {
     uint64_t v;
@@ -90,29 +82,11 @@ static uint32_t census_module_of(census_state *s, dbg_info *in)
     char mod[1024];
     uint32_t id = 0;
     if (dbg_info_module(s->h, in, mod, sizeof(mod))) {
-        uint64_t k = name_hash(mod), probe = k;
-        /* ids by name hash, linear probing past a collision */
-        while (dbg_u64map_get(&s->modname, probe, &v) &&
-               strcmp(s->modules[v - 1], mod) != 0)
-            probe = probe + 1 ? probe + 1 : 1;
-        if (dbg_u64map_get(&s->modname, probe, &v)) {
-            id = (uint32_t)v;
-        } else if (s->nmodules < CENSUS_MAX_MODULES) {
-            if (s->nmodules == s->capmodules) {
-                size_t nc = s->capmodules ? s->capmodules * 2 : 256;
-                char **nm = realloc(s->modules, nc * sizeof(*nm));
-                if (!nm)
-                    return s->nomem = 1, 0;
-                s->modules = nm;
-                s->capmodules = nc;
-            }
-            s->modules[s->nmodules] = strdup(mod);
-            if (!s->modules[s->nmodules])
-                return s->nomem = 1, 0;
-            id = (uint32_t)++s->nmodules;
-            if (dbg_u64map_put(&s->modname, probe, id) != 0)
-                return s->nomem = 1, 0;
-        }
+        long k = debug_names_id(&s->modules, mod);
+        if (k < 0)
+            return s->nomem = 1, 0;
+        if (k < CENSUS_MAX_MODULES)
+            id = (uint32_t)k + 1;
     }
     if (dbg_u64map_put(&s->modof, in->ptr, id) != 0)
         s->nomem = 1;
@@ -216,7 +190,7 @@ static char *census_key(dbg_heap *h, const census_state *s,
 {
     uint64_t infoptr = acc->info;
     if (by == BY_MODULE && acc->owner)
-        return strdup(s->modules[acc->owner - 1]);
+        return strdup(s->modules.names[acc->owner - 1]);
     dbg_info *in = dbg_heap_info(h, infoptr);
     char buf[1200];
     const char *type = in ? dbg_closure_type_name(in->type) : "UNKNOWN";
@@ -399,10 +373,7 @@ done:
     free(s.group);
     dbg_u64map_free(&s.index);
     dbg_u64map_free(&s.modof);
-    dbg_u64map_free(&s.modname);
-    for (size_t i = 0; i < s.nmodules; i++)
-        free(s.modules[i]);
-    free(s.modules);
+    debug_names_free(&s.modules);
     return r;
 }
 

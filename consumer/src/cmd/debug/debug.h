@@ -5,6 +5,7 @@
 #ifndef RTSCOPE_CMD_DEBUG_H
 #define RTSCOPE_CMD_DEBUG_H
 
+#include "rtscope/debug/debug_graph.h"
 #include "rtscope/debug/debug_heap.h"
 
 #include <stddef.h>
@@ -46,6 +47,12 @@ void debug_print_closure(FILE *f, dbg_heap *h, uint64_t addr,
  * their ends and a count. */
 void debug_print_path(FILE *f, dbg_heap *h, const uint64_t *path,
                       const uint64_t *infos, size_t n);
+/* The retainer path of closure id of a walked graph, through the parents
+ * it was first reached from: its length, and printed as debug_print_path
+ * prints (-1 when out of memory). */
+size_t debug_graph_path_len(const dbg_graph *g, uint32_t id);
+int debug_print_graph_path(FILE *f, dbg_heap *h, const dbg_graph *g,
+                           uint32_t id);
 /* The path from a root to `addr` through the first-reached parents
  * (addr -> parent, 0 for a root), target first, into *path (realloc'd).
  * Returns its length, 0 when out of memory. */

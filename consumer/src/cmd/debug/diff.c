@@ -203,23 +203,9 @@ static void diff_path(dbg_heap *h, const dbg_graph *g, diff_state *d,
            (int64_t)a->count[1] - (int64_t)a->count[0]);
     if (pick == DBG_GRAPH_NONE)
         return;
-    size_t n = 0;
-    for (uint32_t u = pick; u != DBG_GRAPH_NONE; u = g->parent[u])
-        n++;
-    uint64_t *path = malloc((n + 1) * sizeof(*path));
-    uint64_t *infos = malloc((n + 1) * sizeof(*infos));
-    if (path && infos) {
-        size_t i = 0;
-        for (uint32_t u = pick; u != DBG_GRAPH_NONE; u = g->parent[u], i++) {
-            path[i] = g->addr[u];
-            infos[i] = h->infos[g->info[u]].ptr;
-        }
-        printf("  what holds one in B (0x%012" PRIx64 "): %zu closures, root "
-               "first\n", g->addr[pick], n);
-        debug_print_path(stdout, h, path, infos, n);
-    }
-    free(path);
-    free(infos);
+    printf("  what holds one in B (0x%012" PRIx64 "): %zu closures, root "
+           "first\n", g->addr[pick], debug_graph_path_len(g, pick));
+    debug_print_graph_path(stdout, h, g, pick);
 }
 
 static int debug_diff(const char *ta, const char *tb, int gc, size_t limit,

@@ -332,21 +332,12 @@ static void dom_print_suspect(dom_state *s, dom_out *o, size_t k, uint32_t v)
     info_name(s->h, &s->h->infos[s->g.info[v]], name, sizeof(name));
     pct_of(pct, sizeof(pct), s->g.retained[v], s->g.bytes);
     dom_composition(s, v, mostly, sizeof(mostly));
-    size_t n = 0;
-    for (uint32_t u = v; u != DBG_GRAPH_NONE; u = s->g.parent[u])
-        n++;
-    uint64_t *path = malloc((n + 1) * sizeof(*path));
-    uint64_t *infos = malloc((n + 1) * sizeof(*infos));
+    size_t n = debug_graph_path_len(&s->g, v);
     char *text = NULL;
     size_t textlen = 0;
-    FILE *mf = path && infos ? open_memstream(&text, &textlen) : NULL;
+    FILE *mf = open_memstream(&text, &textlen);
     if (mf) {
-        size_t i = 0;
-        for (uint32_t u = v; u != DBG_GRAPH_NONE; u = s->g.parent[u], i++) {
-            path[i] = s->g.addr[u];
-            infos[i] = s->h->infos[s->g.info[u]].ptr;
-        }
-        debug_print_path(mf, s->h, path, infos, n);
+        debug_print_graph_path(mf, s->h, &s->g, v);
         fclose(mf);
     }
     if (o->html) {
@@ -368,8 +359,6 @@ static void dom_print_suspect(dom_state *s, dom_out *o, size_t k, uint32_t v)
                 s->g.retained[v], pct, mostly, n, text ? text : "");
     }
     free(text);
-    free(path);
-    free(infos);
 }
 
 static int debug_dominators(const char *target, int gc, double threshold,

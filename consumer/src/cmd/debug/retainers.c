@@ -106,6 +106,33 @@ void debug_print_path(FILE *f, dbg_heap *h, const uint64_t *path,
     }
 }
 
+size_t debug_graph_path_len(const dbg_graph *g, uint32_t id)
+{
+    size_t n = 0;
+    for (uint32_t u = id; u != DBG_GRAPH_NONE; u = g->parent[u])
+        n++;
+    return n;
+}
+
+int debug_print_graph_path(FILE *f, dbg_heap *h, const dbg_graph *g,
+                           uint32_t id)
+{
+    size_t n = debug_graph_path_len(g, id), i = 0;
+    uint64_t *path = malloc((n + 1) * sizeof(*path));
+    uint64_t *infos = malloc((n + 1) * sizeof(*infos));
+    int r = path && infos ? 0 : -1;
+    if (r == 0) {
+        for (uint32_t u = id; u != DBG_GRAPH_NONE; u = g->parent[u], i++) {
+            path[i] = g->addr[u];
+            infos[i] = h->infos[g->info[u]].ptr;
+        }
+        debug_print_path(f, h, path, infos, n);
+    }
+    free(path);
+    free(infos);
+    return r;
+}
+
 /* The path from a root to `addr`, target first, into *path (realloc'd).
  * Returns its length, 0 when out of memory. */
 size_t debug_retainer_path(const dbg_u64map *parent, uint64_t addr,
