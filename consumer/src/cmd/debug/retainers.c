@@ -117,12 +117,13 @@ size_t debug_graph_path_len(const dbg_graph *g, uint32_t id)
 int debug_print_graph_path(FILE *f, dbg_heap *h, const dbg_graph *g,
                            uint32_t id)
 {
-    size_t n = debug_graph_path_len(g, id), i = 0;
+    size_t n = debug_graph_path_len(g, id);
     uint64_t *path = malloc((n + 1) * sizeof(*path));
     uint64_t *infos = malloc((n + 1) * sizeof(*infos));
     int r = path && infos ? 0 : -1;
     if (r == 0) {
-        for (uint32_t u = id; u != DBG_GRAPH_NONE; u = g->parent[u], i++) {
+        uint32_t u = id;
+        for (size_t i = 0; i < n; i++, u = g->parent[u]) {
             path[i] = g->addr[u];
             infos[i] = h->infos[g->info[u]].ptr;
         }
