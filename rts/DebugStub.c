@@ -371,29 +371,44 @@ makeParents (const char *path)
     }
 }
 
+// The socket's path when none is given: GHC_DEBUG_SOCKET, else ghc-debug's
+// convention. Reports why there is none (false).
 static bool
 defaultPath (char *out, size_t size)
 {
     const char *env = getenv("GHC_DEBUG_SOCKET");
     if (env != NULL && env[0] != '\0') {
-        return (size_t) snprintf(out, size, "%s", env) < size;
+        if ((size_t) snprintf(out, size, "%s", env) < size) return true;
+        errorBelch("%sdebug stub: GHC_DEBUG_SOCKET is too long; not started",
+                   RTSCOPE_MSG_PREFIX);
+        return false;
     }
     char base[4096];
     const char *xdg = getenv("XDG_DATA_HOME");
+    const char *home = getenv("HOME");
     if (xdg != NULL && xdg[0] == '/') {
         snprintf(base, sizeof(base), "%s", xdg);
-    } else {
-        const char *home = getenv("HOME");
-        if (home == NULL) return false;
+    } else if (home != NULL && home[0] == '/') {
         snprintf(base, sizeof(base), "%s/.local/share", home);
+    } else {
+        errorBelch("%sdebug stub: no socket path: neither GHC_DEBUG_SOCKET, "
+                   "XDG_DATA_HOME nor HOME is set to an absolute path; give one "
+                   "(+RTS --debug-stub=PATH or GHC_DEBUG_SOCKET=PATH); not started",
+                   RTSCOPE_MSG_PREFIX);
+        return false;
     }
     int argc; char **argv;
     getProgArgv(&argc, &argv);
     const char *prog = (argc > 0 && argv[0]) ? argv[0] : "program";
     const char *slash = strrchr(prog, '/');
     if (slash) prog = slash + 1;
-    return (size_t) snprintf(out, size, "%s/ghc-debug/debuggee/sockets/%d-%s",
-                             base, (int) getpid(), prog) < size;
+    if ((size_t) snprintf(out, size, "%s/ghc-debug/debuggee/sockets/%d-%s",
+                          base, (int) getpid(), prog) < size) {
+        return true;
+    }
+    errorBelch("%sdebug stub: socket path under %s is too long; not started",
+               RTSCOPE_MSG_PREFIX, base);
+    return false;
 }
 
 // Whether a live process listens on path.
@@ -427,13 +442,15 @@ rts_debugStubStart (const char *path)
         if (strlen(path) + 1 >= sizeof(want)) goto too_long;
         strcpy(want, path);
     } else if (!defaultPath(want, sizeof(want))) {
-        goto too_long;
+        goto fail;              // defaultPath said why
     }
     if (strlen(want) >= sizeof(a.sun_path)) goto too_long;
     // See Note [Socket permissions]
+    int tmp_len = -1;
     if (strlen(want) + 8 < sizeof(a.sun_path)) {
-        snprintf(tmp, sizeof(tmp), "%s.tmp%d", want, (int) getpid() % 100);
-    } else {
+        tmp_len = snprintf(tmp, sizeof(tmp), "%s.tmp%d", want, (int) getpid() % 100);
+    }
+    if (tmp_len < 0 || (size_t) tmp_len >= sizeof(a.sun_path)) {
         strcpy(tmp, want);
     }
 
@@ -517,7 +534,8 @@ rts_debugStubStart (const char *path)
     return 0;
 
 too_long:
-    errorBelch("%sdebug stub: socket path too long; not started", RTSCOPE_MSG_PREFIX);
+    errorBelch("%sdebug stub: socket path too long (a Unix socket path has at most %d bytes); not started",
+               RTSCOPE_MSG_PREFIX, (int) sizeof(a.sun_path) - 1);
     goto fail;
 sys_fail:
     errorBelch("%sdebug stub: cannot listen on %s: %s; not started",

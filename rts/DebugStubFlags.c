@@ -2,9 +2,9 @@
  *
  * (c) The rtscope developers, 2026
  *
- * The debug stub's flag: +RTS --debug-stub[=PATH], and GHC_DEBUG_SOCKET in
- * the environment, which decide whether hs_init starts the stub
- * (rts/DebugStub.c) and where it listens.
+ * The debug stub's flag: +RTS --debug-stub[=PATH], which decides whether
+ * hs_init starts the stub (rts/DebugStub.c); where it listens is the
+ * flag's PATH, else GHC_DEBUG_SOCKET, else ghc-debug's convention.
  *
  * ---------------------------------------------------------------------------*/
 
@@ -14,7 +14,6 @@
 #include "Rtscope.h"
 #include "DebugStub.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static char *stub_flag_path = NULL;   // +RTS --debug-stub[=PATH]
@@ -37,23 +36,22 @@ debugStubFlag (const char *arg)
     return false;
 }
 
+/* Only the flag starts the stub at hs_init (or the program, through
+ * rts_debugStubStart and the GHC.Debug.Stub API). GHC_DEBUG_SOCKET just
+ * names the path, as in ghc-debug-stub: were it enough to start the stub,
+ * every threaded child a debugged program runs would inherit it and try
+ * to take the parent's socket. */
 bool
 debugStubWanted (const char **path)
 {
-    const char *env = getenv("GHC_DEBUG_SOCKET");
-    bool from_env = env != NULL && env[0] != '\0';
     *path = stub_flag_path;
 #if defined(THREADED_RTS)
-    return stub_flag_given || from_env;
+    return stub_flag_given;
 #else
     if (stub_flag_given) {
         errorBelch("%s--debug-stub needs the threaded RTS (link the program with -threaded)",
                    RTSCOPE_MSG_PREFIX);
         stg_exit(EXIT_FAILURE);
-    }
-    if (from_env) {
-        errorBelch("%sGHC_DEBUG_SOCKET is set but the debug stub needs the threaded RTS; "
-                   "not started", RTSCOPE_MSG_PREFIX);
     }
     return false;
 #endif

@@ -38,9 +38,14 @@ parseFlushInterval(const char *val, bool *error)
         *error = true;
         return true;
     }
+    if (secs == 0) {
+        // GHC 9.2 reads 0 as "no periodic flush", the default.
+        FlushFlags.eventlogFlushTime = 0;
+        return true;
+    }
     if (!(secs > 0) || secs > MAX_FLUSH_SECONDS) {
         errorBelch("bad value for --eventlog-flush-interval: '%s' "
-                   "(must be greater than 0 and at most a year)", val);
+                   "(must be 0 for off, or greater than 0 and at most a year)", val);
         *error = true;
         return true;
     }
@@ -53,6 +58,15 @@ parseFlushInterval(const char *val, bool *error)
     }
     FlushFlags.eventlogFlushTime = t;
     return true;
+}
+
+/* --null-eventlog-writer throws the eventlog away, so like GHC 9.2 it
+ * needs -rtsopts (OPTION_UNSAFE): a program linked with -rtsopts=some
+ * must not be talked out of the eventlog its owner asked for. */
+bool
+flushFlagIsUnsafe(const char *arg)
+{
+    return strcmp(arg, "--null-eventlog-writer") == 0;
 }
 
 bool

@@ -24,5 +24,6 @@ extern FLUSH_FLAGS FlushFlags;
  * included.  Returns false if arg is not one of them; otherwise sets the
  * flag, or reports a bad value with errorBelch() and sets *error. */
 bool parseFlushFlag(const char *arg, bool *error);
+bool flushFlagIsUnsafe(const char *arg);
 
 #include "EndPrivate.h"

@@ -179,10 +179,10 @@ const char *target_state_name(const target *t)
 const char *target_command_name(enum target_command cmd)
 {
     switch (cmd) {
-    case TARGET_CMD_START_EVENTLOG:
-        return "start eventlog";
-    case TARGET_CMD_STOP_EVENTLOG:
-        return "stop eventlog";
+    case TARGET_CMD_START_PROFILING:
+        return "start profiling";
+    case TARGET_CMD_STOP_PROFILING:
+        return "stop profiling";
     case TARGET_CMD_START_HEAP_PROF:
         return "start heap profiling";
     case TARGET_CMD_STOP_HEAP_PROF:

@@ -29,13 +29,28 @@
 #define EVENTLOG_SOCKET_CONTROL_LEN \
     (EVENTLOG_SOCKET_MAGIC_LEN + 2 + EVENTLOG_SOCKET_NAMESPACE_LEN + 1)
 
-/* The commands of the namespace EVENTLOG_SOCKET_NAMESPACE. */
+/* The commands of the namespace EVENTLOG_SOCKET_NAMESPACE, with
+ * eventlog-socket's numbers (0.1.3). Its commands 6-19 switch trace classes
+ * with GHC 10's setTraceFlag, which 9.0.2 does not have: they are counted
+ * as ignored, as unknown commands are. */
 enum EventLogSocketCommand {
-    EVENTLOG_SOCKET_CMD_START_EVENTLOG   = 1,
-    EVENTLOG_SOCKET_CMD_STOP_EVENTLOG    = 2,
-    EVENTLOG_SOCKET_CMD_START_HEAP_PROF  = 3,
-    EVENTLOG_SOCKET_CMD_STOP_HEAP_PROF   = 4,
-    EVENTLOG_SOCKET_CMD_REQUEST_CENSUS   = 5,
+    EVENTLOG_SOCKET_CMD_START_PROFILING  = 1,   /* startProfTimer */
+    EVENTLOG_SOCKET_CMD_STOP_PROFILING   = 2,   /* stopProfTimer */
+    EVENTLOG_SOCKET_CMD_START_HEAP_PROF  = 3,   /* startHeapProfTimer */
+    EVENTLOG_SOCKET_CMD_STOP_HEAP_PROF   = 4,   /* stopHeapProfTimer */
+    EVENTLOG_SOCKET_CMD_REQUEST_CENSUS   = 5,   /* requestHeapCensus */
 };
-#define EVENTLOG_SOCKET_CMD_FIRST  EVENTLOG_SOCKET_CMD_START_EVENTLOG
+#define EVENTLOG_SOCKET_CMD_FIRST  EVENTLOG_SOCKET_CMD_START_PROFILING
 #define EVENTLOG_SOCKET_CMD_LAST   EVENTLOG_SOCKET_CMD_REQUEST_CENSUS
+
+/* rtscope's own namespace: commands that act on the sending client's
+ * stream only, never on the program. */
+#define RTSCOPE_SOCKET_NAMESPACE          "rtscope"
+#define RTSCOPE_SOCKET_NAMESPACE_LEN      7
+
+enum RtscopeSocketCommand {
+    RTSCOPE_SOCKET_CMD_RESUME_STREAM     = 1,   /* send this client events again */
+    RTSCOPE_SOCKET_CMD_PAUSE_STREAM      = 2,   /* stop sending this client events */
+};
+#define RTSCOPE_SOCKET_CMD_FIRST   RTSCOPE_SOCKET_CMD_RESUME_STREAM
+#define RTSCOPE_SOCKET_CMD_LAST    RTSCOPE_SOCKET_CMD_PAUSE_STREAM

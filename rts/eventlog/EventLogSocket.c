@@ -196,22 +196,71 @@ eventLogSocketConfigure(const char *addr, bool wait, size_t buffer_bytes)
     return true;
 }
 
+/* A variable that is set and not empty ("VAR= prog" unsets it). */
+static const char *
+env(const char *name)
+{
+    const char *e = getenv(name);
+    return (e != NULL && *e != '\0') ? e : NULL;
+}
+
+/* Note [Eventlog socket: environment]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * eventlog-socket's variables, read as its fromEnv reads them:
+ * GHC_EVENTLOG_UNIX_PATH names a Unix socket; failing that,
+ * GHC_EVENTLOG_INET_HOST and GHC_EVENTLOG_INET_PORT name a TCP address
+ * (one without the other is an error: no socket); GHC_EVENTLOG_WAIT, with
+ * any value, waits for the first client. rtscope's older names are
+ * aliases read after them: GHC_EVENTLOG_SOCKET (PATH or tcp:[HOST:]PORT),
+ * GHC_EVENTLOG_SOCKET_WAIT (any value but 0). GHC_EVENTLOG_SOCKET_BUFFER
+ * has no upstream spelling. +RTS flags win over all of them.
+ *
+ * Unlike the library, which reads them only when the program calls
+ * startFromEnv, the RTS reads them at start-up: setting one is how a
+ * program built without any socket code is watched. */
+static void
+configure_from_env(void)
+{
+    const char *e;
+    if (sock.addr == NULL) {
+        const char *host = env("GHC_EVENTLOG_INET_HOST");
+        const char *port = env("GHC_EVENTLOG_INET_PORT");
+        if ((e = env("GHC_EVENTLOG_UNIX_PATH")) != NULL) {
+            set_addr(e);
+        } else if (host != NULL && port != NULL) {
+            size_t n = strlen(host) + strlen(port) + 8;
+            char *a = stgMallocBytes(n, "eventlog-socket");
+            bool v6 = strchr(host, ':') != NULL && host[0] != '[';
+            snprintf(a, n, v6 ? "tcp:[%s]:%s" : "tcp:%s:%s", host, port);
+            set_addr(a);
+            stgFree(a);
+        } else if (host != NULL || port != NULL) {
+            errorBelch("eventlog-socket: %s is set but %s is not; no socket "
+                       "(set both, e.g. GHC_EVENTLOG_INET_HOST=127.0.0.1 "
+                       "GHC_EVENTLOG_INET_PORT=4242)",
+                       host ? "GHC_EVENTLOG_INET_HOST" : "GHC_EVENTLOG_INET_PORT",
+                       host ? "GHC_EVENTLOG_INET_PORT" : "GHC_EVENTLOG_INET_HOST");
+        } else if ((e = env("GHC_EVENTLOG_SOCKET")) != NULL) {
+            set_addr(e);
+        }
+    }
+    if (getenv("GHC_EVENTLOG_WAIT") != NULL) {
+        sock.wait = true;
+    } else if ((e = env("GHC_EVENTLOG_SOCKET_WAIT")) != NULL && strcmp(e, "0") != 0) {
+        sock.wait = true;
+    }
+    if (sock.fan.bound == 0 && (e = env("GHC_EVENTLOG_SOCKET_BUFFER")) != NULL) {
+        set_bound(e);
+    }
+}
+
 void
 eventLogSocketSetupTracing(void)
 {
     initMutex(&sock.lock);
     initCondition(&sock.joined);
 
-    const char *e;
-    if (sock.addr == NULL && (e = getenv("GHC_EVENTLOG_SOCKET")) != NULL && *e) {
-        set_addr(e);
-    }
-    if ((e = getenv("GHC_EVENTLOG_SOCKET_WAIT")) != NULL && *e && strcmp(e, "0") != 0) {
-        sock.wait = true;
-    }
-    if (sock.fan.bound == 0 && (e = getenv("GHC_EVENTLOG_SOCKET_BUFFER")) != NULL && *e) {
-        set_bound(e);
-    }
+    configure_from_env();
     if (sock.fan.bound == 0) sock.fan.bound = DEFAULT_CLIENT_BOUND;
 
     if (sock.addr != NULL && RtsFlags.TraceFlags.tracing != TRACE_EVENTLOG) {
@@ -419,13 +468,20 @@ eventLogSocketGetStats(EventLogSocketStats *stats)
  * ---------------------------------------------------------------------------*/
 
 static void
-on_command(void *ctx, int cmd)
+on_command(void *ctx, ElcNamespace ns, int cmd)
 {
     Client *cl = ctx;
     sock.fan.stats.control_ok++;
+    if (ns == ELC_NS_RTSCOPE) {
+        switch (cmd) {
+        case RTSCOPE_SOCKET_CMD_RESUME_STREAM: cl->paused = false; break;
+        case RTSCOPE_SOCKET_CMD_PAUSE_STREAM: cl->paused = true; break;
+        }
+        return;
+    }
     switch (cmd) {
-    case EVENTLOG_SOCKET_CMD_START_EVENTLOG: cl->paused = false; break;
-    case EVENTLOG_SOCKET_CMD_STOP_EVENTLOG: cl->paused = true; break;
+    case EVENTLOG_SOCKET_CMD_START_PROFILING: startProfTimer(); break;
+    case EVENTLOG_SOCKET_CMD_STOP_PROFILING: stopProfTimer(); break;
     case EVENTLOG_SOCKET_CMD_START_HEAP_PROF: startHeapProfTimer(); break;
     case EVENTLOG_SOCKET_CMD_STOP_HEAP_PROF: stopHeapProfTimer(); break;
     case EVENTLOG_SOCKET_CMD_REQUEST_CENSUS: requestHeapCensus(); break;

@@ -53,7 +53,11 @@
  * counted (bytes, events, blocks) and, before the next unit the client does
  * receive, reported in its own stream as a block holding one user message:
  *   "rtscope: eventlog-socket dropped B bytes (E events in K blocks)"
- * (the prefix of Note [rtscope user messages]). Chunks are shared between
+ * (the prefix of Note [rtscope user messages]). What a client was not sent
+ * because it paused its own stream (command 2 of the "rtscope" namespace)
+ * is reported the same way when it resumes:
+ *   "rtscope: eventlog-socket did not send B bytes (E events) while the
+ *    client had paused its stream" Chunks are shared between
  * clients, so the memory the socket holds is bounded by the largest queue,
  * not their sum.
  */
@@ -245,7 +249,7 @@ loss_report(Client *cl)
     } else if (cl->skipped_bytes > 0) {
         snprintf(msg, sizeof(msg),
                  RTSCOPE_MSG_PREFIX "eventlog-socket did not send %llu bytes "
-                 "(%llu events) while the client had stopped eventlogging",
+                 "(%llu events) while the client had paused its stream",
                  (unsigned long long)cl->skipped_bytes,
                  (unsigned long long)cl->skipped_events);
     } else {

@@ -13,11 +13,19 @@
 
 #include "EventLogSocketControl.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 static const uint8_t magic[EVENTLOG_SOCKET_MAGIC_LEN] = EVENTLOG_SOCKET_MAGIC;
-static const char ns_name[] = EVENTLOG_SOCKET_NAMESPACE;
-#define NS_NAME_LEN EVENTLOG_SOCKET_NAMESPACE_LEN
+
+/* The namespaces the parser knows, indexed by ElcNamespace. */
+static const struct { const char *name; uint8_t len; int first, last; } known[] = {
+    [ELC_NS_EVENTLOG_SOCKET] = { EVENTLOG_SOCKET_NAMESPACE, EVENTLOG_SOCKET_NAMESPACE_LEN,
+                                 EVENTLOG_SOCKET_CMD_FIRST, EVENTLOG_SOCKET_CMD_LAST },
+    [ELC_NS_RTSCOPE]         = { RTSCOPE_SOCKET_NAMESPACE, RTSCOPE_SOCKET_NAMESPACE_LEN,
+                                 RTSCOPE_SOCKET_CMD_FIRST, RTSCOPE_SOCKET_CMD_LAST },
+};
+#define N_KNOWN ((int)(sizeof(known) / sizeof(known[0])))
 
 void
 elc_init(ElcParser *p)
@@ -40,7 +48,7 @@ resync(ElcParser *p, uint8_t b, unsigned long *ignored)
 
 void
 elc_feed(ElcParser *p, const uint8_t *buf, size_t len,
-         void (*on_command)(void *ctx, int cmd), void *ctx,
+         void (*on_command)(void *ctx, ElcNamespace ns, int cmd), void *ctx,
          unsigned long *ignored)
 {
     for (size_t i = 0; i < len; i++) {
@@ -61,25 +69,43 @@ elc_feed(ElcParser *p, const uint8_t *buf, size_t len,
             else resync(p, b, ignored);   /* unknown version: layout unknown */
             break;
         case ELC_NSLEN:
+            /* eventlog-socket takes an empty namespace for a protocol error
+             * and starts over at this byte, so the next message is read
+             * whole; the byte itself (0) cannot begin the magic. */
+            if (b == 0) {
+                resync(p, b, ignored);
+                break;
+            }
             p->ns_len = b;
             p->ns_seen = 0;
-            p->ns_ok = (b == NS_NAME_LEN);
-            p->state = (b == 0) ? ELC_CMD : ELC_NS;
+            p->ns_match = 0;
+            for (int k = 0; k < N_KNOWN; k++) {
+                if (known[k].len == b) p->ns_match |= (uint8_t)(1u << k);
+            }
+            p->state = ELC_NS;
             break;
         case ELC_NS:
-            if (p->ns_ok && (char)b != ns_name[p->ns_seen]) p->ns_ok = 0;
+            for (int k = 0; k < N_KNOWN; k++) {
+                if ((p->ns_match & (1u << k)) && (char)b != known[k].name[p->ns_seen]) {
+                    p->ns_match &= (uint8_t)~(1u << k);
+                }
+            }
             if (++p->ns_seen == p->ns_len) p->state = ELC_CMD;
             break;
-        case ELC_CMD:
+        case ELC_CMD: {
             p->state = ELC_MAGIC;
             p->magic_seen = 0;
             p->in_garbage = 0;
-            if (p->ns_ok && b >= EVENTLOG_SOCKET_CMD_FIRST && b <= EVENTLOG_SOCKET_CMD_LAST) {
-                on_command(ctx, b);
-            } else {
-                (*ignored)++;
+            bool done = false;
+            for (int k = 0; k < N_KNOWN && !done; k++) {
+                if ((p->ns_match & (1u << k)) && b >= known[k].first && b <= known[k].last) {
+                    on_command(ctx, (ElcNamespace)k, b);
+                    done = true;
+                }
             }
+            if (!done) (*ignored)++;
             break;
+        }
         }
     }
 }

@@ -23,10 +23,10 @@
 
 typedef struct { int cmds[4096]; size_t n; } Cmds;
 
-static void on_cmd(void *ctx, int cmd)
+static void on_cmd(void *ctx, ElcNamespace ns, int cmd)
 {
     Cmds *c = ctx;
-    if (c->n < 4096) c->cmds[c->n++] = cmd;
+    if (c->n < 4096) c->cmds[c->n++] = (int)ns * 256 + cmd;
 }
 
 static void check_control(const uint8_t *data, size_t size)
@@ -47,7 +47,12 @@ static void check_control(const uint8_t *data, size_t size)
     }
     if (a.n != b.n || ia != ib || memcmp(a.cmds, b.cmds, a.n * sizeof(int)) != 0) abort();
     for (size_t k = 0; k < a.n; k++) {
-        if (a.cmds[k] < 1 || a.cmds[k] > 5) abort();
+        int ns = a.cmds[k] / 256, cmd = a.cmds[k] % 256;
+        if (ns == ELC_NS_EVENTLOG_SOCKET &&
+            (cmd < EVENTLOG_SOCKET_CMD_FIRST || cmd > EVENTLOG_SOCKET_CMD_LAST)) abort();
+        if (ns == ELC_NS_RTSCOPE &&
+            (cmd < RTSCOPE_SOCKET_CMD_FIRST || cmd > RTSCOPE_SOCKET_CMD_LAST)) abort();
+        if (ns != ELC_NS_EVENTLOG_SOCKET && ns != ELC_NS_RTSCOPE) abort();
     }
 }
 

@@ -10,7 +10,11 @@
  *   --stall-until FILE:BYTES
  *                    after connecting, do not read until FILE holds BYTES
  *                    more than it did at connection (at most 30 s)
- *   --control N      send control command N (repeatable, in order)
+ *   --control [NS:]N send control command N of namespace NS (default
+ *                    eventlog-socket; repeatable, in order)
+ *   --empty-namespace
+ *                    send a message with an empty namespace just before
+ *                    the first command, in the same write
  *   --control-gap S  seconds between control commands (default 0.2)
  *   --sent-file FILE create FILE one control gap after the last command was
  *                    sent (so a program waiting for FILE outlives the last
@@ -107,7 +111,8 @@ int main(int argc, char **argv)
     char *stall_file = NULL;
     long long stall_bytes = 0;
     double retry = 10, delay = 0, stall = 0, gap = 0.2, seconds = -1;
-    int controls[32], ncontrols = 0, garbage = 0, foreign = 0, cycles = 0;
+    int controls[32], ncontrols = 0, garbage = 0, foreign = 0, cycles = 0, empty_ns = 0;
+    const char *control_ns[32];
     long long max_bytes = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -117,7 +122,14 @@ int main(int argc, char **argv)
         else if (ARG("--retry")) retry = atof(v);
         else if (ARG("--delay")) delay = atof(v);
         else if (ARG("--stall")) stall = atof(v);
-        else if (ARG("--control")) { if (ncontrols < 32) controls[ncontrols++] = atoi(v); }
+        else if (ARG("--control")) {
+            if (ncontrols < 32) {
+                const char *colon = strrchr(v, ':');
+                control_ns[ncontrols] = "eventlog-socket";
+                if (colon) control_ns[ncontrols] = strndup(v, (size_t)(colon - v));
+                controls[ncontrols++] = atoi(colon ? colon + 1 : v);
+            }
+        }
         else if (ARG("--control-gap")) gap = atof(v);
         else if (ARG("--max-bytes")) max_bytes = atoll(v);
         else if (ARG("--seconds")) seconds = atof(v);
@@ -133,6 +145,7 @@ int main(int argc, char **argv)
         }
         else if (strcmp(a, "--garbage") == 0) garbage = 1;
         else if (strcmp(a, "--foreign") == 0) foreign = 1;
+        else if (strcmp(a, "--empty-namespace") == 0) empty_ns = 1;
         else if (a[0] != '-' && !addr) addr = a;
         else { fprintf(stderr, "elsock-client: bad argument %s\n", a); return 2; }
     }
@@ -195,7 +208,12 @@ int main(int argc, char **argv)
     char buf[65536];
     for (;;) {
         if (sent_controls < ncontrols && now() >= next_control) {
-            send_command(fd, "eventlog-socket", controls[sent_controls++]);
+            if (empty_ns && sent_controls == 0) {
+                /* magic, version 0, namespace length 0: no message */
+                send_all(fd, "\xF0\x9E\x97\x8C\x00\x00", 6);
+            }
+            send_command(fd, control_ns[sent_controls], controls[sent_controls]);
+            sent_controls++;
             next_control = now() + gap;
         }
         if (sent_file && sent_controls == ncontrols && now() >= next_control) {

@@ -33,7 +33,7 @@
 
 static const char debug_intro[] =
     "Talk to the debug stub of a running program (started with\n"
-    "+RTS --debug-stub, GHC_DEBUG_SOCKET or rts_debugStubStart; see\n"
+    "+RTS --debug-stub, withGhcDebug or rts_debugStubStart; see\n"
     "docs/debug-stub.md), or read a snapshot file offline.\n"
     "\n"
     "TARGET is the stub's socket path, or the pid of a program whose socket\n"
