@@ -35,9 +35,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* Note [The debug stub]
@@ -95,8 +99,13 @@ static struct {
 
     HsStablePtr saved[MAX_SAVED];
     uint32_t n_saved;
+
+    // See Note [Fork mode]; the stub thread's own
+    bool fork_child;            // this process is a fork-mode child
+    pid_t child;                // in the parent: the child serving, or -1
+    int child_fd;               // a pidfd of child, or -1
 } stub = {
-    .listen_fd = -1, .wake_rd = -1, .wake_wr = -1,
+    .listen_fd = -1, .wake_rd = -1, .wake_wr = -1, .child = -1, .child_fd = -1,
 };
 
 /* -----------------------------------------------------------------------------
@@ -223,6 +232,101 @@ stubPauseState (void)
     return stub.paused;
 }
 
+/* Note [Fork mode]
+ * ~~~~~~~~~~~~~~~~
+ * ghc-debug's PAUSE takes a mode byte; 1 asks for "fork mode": the
+ * debugger inspects a copy of the program while the program runs on. The
+ * stub pauses the program (every Haskell thread stopped, every Capability
+ * held by this thread, no GC running: the heap is consistent), forks, and
+ * resumes at once in the parent, which therefore stops only for the
+ * pause and the fork (page tables copied, not the heap: copy-on-write).
+ *
+ * The child is a process of one thread, this one, which holds every
+ * Capability of a heap nobody else can change. It answers the PAUSE and
+ * serves the connection like a paused program, until RESUME (answered,
+ * then the child exits) or the end of the connection; it never resumes
+ * anything and leaves with _exit, so that nothing of the parent's is run
+ * or undone there (atexit handlers would remove the parent's socket, stdio
+ * buffers would be written twice). It stops listening, forgets the wake-up
+ * pipe it shares with the parent, and re-initialises the stub's lock (a
+ * thread of the parent's may have held it at the fork: a safe foreign call
+ * of rts_debugStubSaveClosure, which rts_pause does not stop). It dies
+ * with the parent's stub thread (PR_SET_PDEATHSIG), so a snapshot never
+ * outlives the program.
+ *
+ * The parent leaves the connection alone while the child lives: it waits
+ * for the child's end in poll(), on a pidfd (every 100 ms with waitpid if
+ * the kernel has none), then serves the connection again, as ghc-debug's
+ * stub does. At shutdown it kills the child. A child reaped by someone
+ * else (waitpid(-1) in the program) counts as ended.
+ */
+StubForkResult
+stubPauseFork (void)
+{
+    stubPause();
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        int err = errno;
+        stubResume();
+        errno = err;
+        return STUB_FORK_FAILED;
+    }
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(0);      // the parent died already
+        stub.fork_child = true;
+        initMutex(&stub.lock);
+        initCondition(&stub.cond);
+        close(stub.listen_fd);                  // never unlink: it is the parent's
+        close(stub.wake_rd);
+        close(stub.wake_wr);
+        stub.listen_fd = stub.wake_rd = stub.wake_wr = -1;
+        return STUB_FORK_CHILD;
+    }
+    stub.child = pid;
+    stub.child_fd = (int) syscall(SYS_pidfd_open, pid, 0);
+    stubResume();
+    return STUB_FORK_PARENT;
+}
+
+bool
+stubIsForkChild (void)
+{
+    return stub.fork_child;
+}
+
+void
+stubForkChildExit (void)
+{
+    _exit(0);
+}
+
+// In the parent: whether the fork-mode child has ended (and is reaped).
+static bool
+childEnded (void)
+{
+    int status;
+    pid_t r = waitpid(stub.child, &status, WNOHANG);
+    if (r == 0 || (r < 0 && errno == EINTR)) return false;
+    // ended (r == child), or reaped by someone else (ECHILD)
+    if (stub.child_fd >= 0) close(stub.child_fd);
+    stub.child = -1;
+    stub.child_fd = -1;
+    return true;
+}
+
+static void
+killChild (void)
+{
+    if (stub.child < 0) return;
+    kill(stub.child, SIGKILL);
+    while (waitpid(stub.child, NULL, 0) < 0 && errno == EINTR) { }
+    if (stub.child_fd >= 0) close(stub.child_fd);
+    stub.child = -1;
+    stub.child_fd = -1;
+}
+
 void
 stubListSavedObjects (void (*fn) (void *user, StgClosure *p), void *user)
 {
@@ -242,6 +346,7 @@ stubListSavedObjects (void (*fn) (void *user, StgClosure *p), void *user)
 static void
 endConnection (StubConn *c)
 {
+    if (stub.fork_child) stubForkChildExit();   // the debugger is done with the copy
     close(c->fd);
     c->fd = -1;
     stubCancelAfterGc();
@@ -262,14 +367,22 @@ stubThread (void *arg STG_UNUSED)
         struct pollfd fds[2];
         int n = 0;
         fds[n++] = (struct pollfd) { .fd = stub.wake_rd, .events = POLLIN };
-        if (c->fd < 0) {
+        int timeout = -1;
+        if (stub.child >= 0) {
+            // the connection is the fork-mode child's until it ends
+            if (stub.child_fd >= 0) {
+                fds[n++] = (struct pollfd) { .fd = stub.child_fd, .events = POLLIN };
+            } else {
+                timeout = 100;
+            }
+        } else if (c->fd < 0) {
             fds[n++] = (struct pollfd) { .fd = stub.listen_fd, .events = POLLIN };
         } else {
             // While a request waits for a pause, only watch for hang-up.
             short ev = c->waiting == WAIT_NONE ? POLLIN : POLLRDHUP;
             fds[n++] = (struct pollfd) { .fd = c->fd, .events = ev };
         }
-        if (poll(fds, n, -1) < 0 && errno != EINTR) {
+        if (poll(fds, n, timeout) < 0 && errno != EINTR) {
             sleep(1);           // should not happen; do not spin
             continue;
         }
@@ -293,6 +406,12 @@ stubThread (void *arg STG_UNUSED)
         if (c->fd >= 0 && c->waiting == WAIT_AFTER_GC && !stub.gc_armed &&
             stub.paused == NOT_PAUSED) {
             stubArmAfterGc(c->census);
+        }
+
+        if (stub.child >= 0) {
+            // poll() watched the child, not the connection: look again
+            childEnded();
+            continue;
         }
 
         if (c->fd >= 0) stubAnswerWaiting(c);
@@ -325,6 +444,7 @@ stubThread (void *arg STG_UNUSED)
         }
     }
 
+    killChild();
     if (c->fd >= 0) {
         c->stay_paused = false;
         endConnection(c);

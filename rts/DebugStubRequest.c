@@ -741,24 +741,50 @@ handleRequest (StubConn *c, uint32_t cmd)
         finish(c, DEBUG_STUB_RESP_OKAY);
         return;
 
-    case DEBUG_STUB_CMD_PAUSE:
-        if (have(c, 1) && get8(c) != 0) {
-            replyError(c, DEBUG_STUB_RESP_BAD_COMMAND, DEBUG_STUB_WHY_UNSUPPORTED,
-                       "fork mode is not supported: pause with 0");
+    case DEBUG_STUB_CMD_PAUSE: {
+        uint8_t mode = have(c, 1) ? get8(c) : 0;
+        if (mode > 1) {
+            replyError(c, DEBUG_STUB_RESP_BAD_COMMAND, DEBUG_STUB_WHY_MALFORMED,
+                       "pause mode must be 0 (pause) or 1 (fork)");
             return;
         }
         if (stubPauseState() != NOT_PAUSED) {
             replyError(c, DEBUG_STUB_RESP_ALREADY_PAUSED, 0, "");
             return;
         }
-        stubPause();
-        finish(c, DEBUG_STUB_RESP_OKAY);
-        return;
+        if (mode == 0) {
+            stubPause();
+            finish(c, DEBUG_STUB_RESP_OKAY);
+            return;
+        }
+        // See Note [Fork mode] in DebugStub.c: the child answers
+        switch (stubPauseFork()) {
+        case STUB_FORK_CHILD:
+            finish(c, DEBUG_STUB_RESP_OKAY);
+            return;
+        case STUB_FORK_PARENT:
+            c->out_len = 0;     // nothing to say: the connection is the child's
+            return;
+        case STUB_FORK_FAILED:
+        default: {
+            char msg[128];
+            snprintf(msg, sizeof(msg), "cannot fork the program: %s", strerror(errno));
+            replyError(c, DEBUG_STUB_RESP_BAD_COMMAND, DEBUG_STUB_WHY_UNSUPPORTED, msg);
+            return;
+        }
+        }
+    }
 
     case DEBUG_STUB_CMD_RESUME:
         if (stubPauseState() == NOT_PAUSED) {
             replyError(c, DEBUG_STUB_RESP_NOT_PAUSED, 0, "");
             return;
+        }
+        if (stubIsForkChild()) {
+            // the snapshot's work is done: answer, then the child ends and
+            // its parent serves the connection again
+            finish(c, DEBUG_STUB_RESP_OKAY);
+            stubForkChildExit();
         }
         stubResume();
         finish(c, DEBUG_STUB_RESP_OKAY);

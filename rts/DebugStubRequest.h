@@ -65,6 +65,18 @@ void stubPause (void);
 // Resume the program if the stub paused it.
 void stubResume (void);
 
+// Pause the program and fork it; see Note [Fork mode] in DebugStub.c.
+// In the child (STUB_FORK_CHILD) the copy is paused and this thread serves
+// the connection; in the parent (STUB_FORK_PARENT) the program runs again
+// and the connection is left to the child until it exits. On failure
+// (STUB_FORK_FAILED, errno set) the program runs again.
+typedef enum { STUB_FORK_FAILED, STUB_FORK_CHILD, STUB_FORK_PARENT } StubForkResult;
+StubForkResult stubPauseFork (void);
+
+// Whether this process is the child of a fork-mode pause, and its end.
+bool stubIsForkChild (void);
+void stubForkChildExit (void) GNU_ATTRIBUTE(__noreturn__);
+
 // Arm the pause after the next major GC (after the census's GC if census),
 // and withdraw it. See Note [Pause after GC] in RtsPause.c.
 void stubArmAfterGc (bool census);

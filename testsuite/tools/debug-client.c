@@ -3,6 +3,13 @@
  *
  *   debug-client SOCKET check HSFILE     functional check (see below)
  *   debug-client SOCKET pause-and-hang   pause, print "paused", sleep forever
+ *   debug-client SOCKET fork-hold FILE   fork-mode pause (ghc-debug's PAUSE 1):
+ *                                        the copy answers ROOTS and CLOSURES;
+ *                                        print "forked", wait for FILE, read
+ *                                        again, RESUME; then the program
+ *                                        itself answers (PAUSE 0, RESUME)
+ *   debug-client SOCKET fork-and-hang    fork-mode pause, print "forked",
+ *                                        sleep forever
  *   debug-client SOCKET resume           resume if paused
  *   debug-client SOCKET latency N        N pause/resume pairs: median, p99
  *   debug-client SOCKET blocks-rate N    N BLOCKS requests while paused: bytes/s
@@ -408,6 +415,54 @@ cmd_pause_and_hang (void)
     return 0;
 }
 
+/* ROOTS, then CLOSURES of the first root: the heap of a paused program. */
+static void
+read_some_heap (int fd, const char *when)
+{
+    Buf out = { 0 }, b = { 0 };
+    if (request(fd, CMD_ROOTS, NULL, &out) != OK || out.len < 8)
+        die("%s: ROOTS failed or empty", when);
+    uint64_t root = rdptr(out.p);
+    put16(&b, 1);
+    putptr(&b, root & ~(uint64_t) 7);
+    if (request(fd, CMD_CLOSURES, &b, &out) != OK || out.len < 4 + 8)
+        die("%s: CLOSURES of root %#llx failed", when, (unsigned long long) root);
+    free(b.p);
+    free(out.p);
+}
+
+static int
+cmd_fork_hold (const char *file, int hang)
+{
+    int fd = connect_stub();
+    Buf out = { 0 }, b = { 0 };
+    put8(&b, 1);
+    int st = request(fd, CMD_PAUSE, &b, &out);
+    if (st != OK) die("PAUSE (fork mode) answered %#x: %.*s", st, (int) out.len, out.p);
+    read_some_heap(fd, "forked copy");
+    printf("forked\n");
+    fflush(stdout);
+    if (hang) for (;;) pause();
+    for (int i = 0; access(file, F_OK) != 0; i++) {
+        if (i > 600) die("no %s after 60 s", file);
+        usleep(100000);
+    }
+    read_some_heap(fd, "forked copy, later");
+    if (request(fd, CMD_RESUME, NULL, &out) != OK) die("RESUME of the copy failed");
+    // the copy is gone: the program answers on the same connection, and
+    // was not paused
+    if (request(fd, CMD_RESUME, NULL, &out) != NOT_PAUSED)
+        die("after the copy's RESUME the program is paused");
+    b.len = 0;
+    put8(&b, 0);
+    if (request(fd, CMD_PAUSE, &b, &out) != OK) die("PAUSE of the program failed");
+    read_some_heap(fd, "program");
+    if (request(fd, CMD_RESUME, NULL, &out) != OK) die("RESUME of the program failed");
+    printf("done\n");
+    close(fd);
+    return 0;
+}
+
 static int
 cmd_resume (void)
 {
@@ -653,6 +708,8 @@ main (int argc, char **argv)
     if (!strcmp(cmd, "check") && argc == 4) return cmd_check(argv[3]);
     if (!strcmp(cmd, "pause-and-hang")) return cmd_pause_and_hang();
     if (!strcmp(cmd, "resume")) return cmd_resume();
+    if (!strcmp(cmd, "fork-hold") && argc == 4) return cmd_fork_hold(argv[3], 0);
+    if (!strcmp(cmd, "fork-and-hang")) return cmd_fork_hold(NULL, 1);
     if (!strcmp(cmd, "latency") && argc == 4) return cmd_latency(atoi(argv[3]));
     if (!strcmp(cmd, "blocks-rate") && argc == 4) return cmd_blocks_rate(atoi(argv[3]));
     if (!strcmp(cmd, "describe")) return cmd_describe();

@@ -444,11 +444,13 @@ int dbg_version(dbg_conn *c, uint32_t *version)
     return r;
 }
 
-int dbg_pause(dbg_conn *c, int after_gc, int *was_paused)
+int dbg_pause(dbg_conn *c, enum dbg_pause_mode mode, int *was_paused)
 {
     dbg_buf b = {0}, out = {0};
-    dbg_buf_put8(&b, after_gc ? 1 : 0);
-    int st = dbg_request(c, after_gc ? DEBUG_STUB_CMD_PAUSE_AFTER_GC : DEBUG_STUB_CMD_PAUSE,
+    /* PAUSE_AFTER_GC's byte: start the GC; PAUSE's: 1 for fork mode */
+    dbg_buf_put8(&b, mode == DBG_PAUSE_NOW ? 0 : 1);
+    int st = dbg_request(c, mode == DBG_PAUSE_AFTER_GC ? DEBUG_STUB_CMD_PAUSE_AFTER_GC
+                                                       : DEBUG_STUB_CMD_PAUSE,
                          &b, &out);
     dbg_buf_free(&b);
     dbg_buf_free(&out);

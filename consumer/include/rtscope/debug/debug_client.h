@@ -77,9 +77,17 @@ const char *dbg_command_name(uint32_t cmd);
 
 /* Convenience requests; all return 0 or -1 (c->err set). */
 int dbg_version(dbg_conn *c, uint32_t *version);
-/* Pause (after a major GC if after_gc); *was_paused set if the program was
- * paused already (not an error). */
-int dbg_pause(dbg_conn *c, int after_gc, int *was_paused);
+/* How to pause: at once, right after a major GC the stub starts, or in
+ * ghc-debug's fork mode (the stub pauses, forks and resumes the program at
+ * once; the connection then reads the paused copy until RESUME). */
+enum dbg_pause_mode {
+    DBG_PAUSE_NOW = 0,
+    DBG_PAUSE_AFTER_GC = 1,
+    DBG_PAUSE_FORK = 2,
+};
+/* Pause; *was_paused set if the program was paused already (not an
+ * error). */
+int dbg_pause(dbg_conn *c, enum dbg_pause_mode mode, int *was_paused);
 /* Resume; *was_running set if it was not paused (not an error). */
 int dbg_resume(dbg_conn *c, int *was_running);
 /* Pause right after the major GC that takes a heap census the stub asks

@@ -331,7 +331,7 @@ int debug_blocks_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"sample", required_argument, NULL, 's'},
-        {"no-gc", no_argument, NULL, 'n'},
+        DEBUG_PAUSE_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     long sample = 3;
@@ -345,7 +345,8 @@ int debug_blocks_run(int argc, char **argv)
                                        "number of blocks", optarg);
             break;
         case 'n':
-            gc = 0;
+        case 'F':
+            gc = debug_pause_option(ch);
             break;
         default:
             return debug_usage_error(&debug_cmd_blocks, "bad option");

@@ -382,7 +382,7 @@ int debug_census_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"by", required_argument, NULL, 'b'},
-        {"no-gc", no_argument, NULL, 'n'},
+        DEBUG_PAUSE_OPTIONS,
         {"heap-census", no_argument, NULL, 'H'},
         {NULL, 0, NULL, 0},
     };
@@ -408,7 +408,8 @@ int debug_census_run(int argc, char **argv)
                                          optarg);
             break;
         case 'n':
-            gc = 0;
+        case 'F':
+            gc = debug_pause_option(ch);
             break;
         case 'H':
             heap_census = 1;
@@ -419,10 +420,10 @@ int debug_census_run(int argc, char **argv)
     }
     if (argc - optind != 1)
         return debug_usage_error(&debug_cmd_census, "needs one TARGET");
-    if (heap_census && (!gc || by_given))
+    if (heap_census && (gc != DBG_PAUSE_AFTER_GC || by_given))
         return debug_usage_error(&debug_cmd_census,
                                  "--heap-census has its own pause and bands: "
-                                 "no --no-gc or --by");
+                                 "no --no-gc, --fork or --by");
     return debug_census(argv[optind], heap_census ? BY_HEAP_BAND : by, gc);
 }
 

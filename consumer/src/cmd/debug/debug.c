@@ -44,8 +44,11 @@ static const char debug_intro[] =
     "blocks needs its block list; pause and resume refuse it).\n";
 
 static const char debug_no_gc_help[] =
-    "  --no-gc     census/thunks/retainers/snapshot/blocks/dups/gml: pause at\n"
-    "              once, without a major GC first (no effect on a snapshot)\n";
+    "  --no-gc     pause at once, without a major GC first (no effect on a\n"
+    "              snapshot file)\n"
+    "  --fork      ghc-debug's fork mode: the stub pauses the program, forks\n"
+    "              it and resumes it at once; rtscope reads the paused copy\n"
+    "              while the program runs on (no major GC first)\n";
 
 static const char debug_outro[] =
     "A program that a command paused is resumed when rtscope\n"
@@ -65,20 +68,25 @@ int debug_usage_error(const debug_command *dc, const char *fmt, ...)
     return r;
 }
 
+int debug_pause_option(int ch)
+{
+    return ch == 'F' ? DBG_PAUSE_FORK : DBG_PAUSE_NOW;
+}
+
 int debug_target_and_gc(const debug_command *dc, int argc, char **argv,
                         const char **target, int *gc)
 {
     static const struct option longopts[] = {
-        {"no-gc", no_argument, NULL, 'n'},
+        DEBUG_PAUSE_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     int ch;
-    *gc = 1;
+    *gc = DBG_PAUSE_AFTER_GC;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        if (ch != 'n' || !dc->no_gc)
+        if ((ch != 'n' && ch != 'F') || !dc->no_gc)
             return debug_usage_error(dc, "bad option");
-        *gc = 0;
+        *gc = debug_pause_option(ch);
     }
     if (argc - optind != 1)
         return debug_usage_error(dc, "needs one TARGET");
@@ -194,7 +202,7 @@ const debug_command debug_cmd_resume = {
     "  resume      resume a paused program\n", 0, debug_resume_run};
 const debug_command debug_cmd_census = {
     "census",
-    "rtscope debug census TARGET [--by type|constructor|info|module] [--no-gc]\n"
+    "rtscope debug census TARGET [--by type|constructor|info|module] [--no-gc|--fork]\n"
     "       rtscope debug census TARGET --heap-census\n",
     "  census      pause (right after a major GC), walk the heap from the GC\n"
     "              roots and the saved objects, resume; print closures and\n"
@@ -214,14 +222,14 @@ const debug_command debug_cmd_census = {
     "                       census is the last eventlog heap sample before it\n",
     1, debug_census_run};
 const debug_command debug_cmd_thunks = {
-    "thunks", "rtscope debug thunks TARGET [--no-gc]\n",
+    "thunks", "rtscope debug thunks TARGET [--no-gc|--fork]\n",
     "  thunks      a census of the thunks only, by source location\n"
     "              (module and span, when the program was built with -g)\n",
     1, debug_thunks_run};
 const debug_command debug_cmd_retainers = {
     "retainers",
     "rtscope debug retainers TARGET (--constructor NAME | --info ADDR |\n"
-    "                                       --address ADDR) [--limit K] [--no-gc]\n",
+    "                                       --address ADDR) [--limit K] [--no-gc|--fork]\n",
     "  retainers   pause, search the heap breadth-first from the roots and\n"
     "              print, for each closure of constructor NAME found (Leak,\n"
     "              Main.Leak or main:Main:Leak), a shortest path from a root\n"
@@ -233,7 +241,7 @@ const debug_command debug_cmd_retainers = {
     "    --limit K          at most K paths (default 1)\n",
     1, debug_retainers_run};
 const debug_command debug_cmd_snapshot = {
-    "snapshot", "rtscope debug snapshot TARGET -o FILE [--no-gc] [--no-blocks]\n",
+    "snapshot", "rtscope debug snapshot TARGET -o FILE [--no-gc|--fork] [--no-blocks]\n",
     "  snapshot    pause, copy what a walk from the roots reaches (closures,\n"
     "              info tables, bitmaps, SRTs) and the block list, resume,\n"
     "              then write FILE (zstd-compressed; docs/debug.md)\n"
@@ -241,7 +249,7 @@ const debug_command debug_cmd_snapshot = {
     "    --no-blocks        leave out the block list (a shorter pause)\n",
     1, debug_snapshot_cmd_run};
 const debug_command debug_cmd_blocks = {
-    "blocks", "rtscope debug blocks TARGET [--sample N] [--no-gc]\n",
+    "blocks", "rtscope debug blocks TARGET [--sample N] [--no-gc|--fork]\n",
     "  blocks      pause (after a major GC), read the heap's block list and\n"
     "              walk the heap: block groups, blocks, megablocks, pinned\n"
     "              blocks, and a histogram of pinned-block utilisation (bytes\n"
@@ -255,7 +263,7 @@ const debug_command debug_cmd_blocks = {
     "                      0- 10%      1200 groups    4915200 bytes  ####\n",
     1, debug_blocks_run};
 const debug_command debug_cmd_dups = {
-    "dups", "rtscope debug dups TARGET [--limit N] [--no-gc]\n",
+    "dups", "rtscope debug dups TARGET [--limit N] [--no-gc|--fork]\n",
     "  dups        identical immutable closures (same info table, same\n"
     "              payload): constructors, frozen arrays and byte arrays\n"
     "              that could be one shared closure, by bytes wasted\n"
@@ -266,7 +274,7 @@ const debug_command debug_cmd_dups = {
     "                    main:Main:Dup  at Main Fragment.hs:27:12-22 ...\n",
     1, debug_dups_run};
 const debug_command debug_cmd_gml = {
-    "gml", "rtscope debug gml TARGET -o FILE [--no-gc]\n",
+    "gml", "rtscope debug gml TARGET -o FILE [--no-gc|--fork]\n",
     "  gml         write the type-points-from graph in GML: a node per\n"
     "              constructor or closure type (count, bytes), an edge A -> B\n"
     "              with the number of pointers from A closures to B closures\n"
@@ -279,7 +287,7 @@ const debug_command debug_cmd_gml = {
 const debug_command debug_cmd_dominators = {
     "dominators",
     "rtscope debug dominators TARGET [--threshold PCT] [--limit N] [--html FILE]\n"
-    "                         [--no-gc]\n",
+    "                         [--no-gc|--fork]\n",
     "  dominators  the dominator tree of the reachable heap: retained sizes\n"
     "              by info table, constructor and module (a group's closures\n"
     "              that no other of the group dominates), and the leak\n"
@@ -296,7 +304,7 @@ const debug_command debug_cmd_dominators = {
 
 const debug_command debug_cmd_diff = {
     "diff",
-    "rtscope debug diff A B [--limit N] [--paths K] [--no-gc]\n",
+    "rtscope debug diff A B [--limit N] [--paths K] [--no-gc|--fork]\n",
     "  diff        what grew from heap A to heap B of one program (A and B\n"
     "              snapshots, or B the live program): closures and bytes\n"
     "              by info table, constructor and module, largest growth\n"

@@ -18,7 +18,7 @@ typedef struct debug_command {
     const char *name;
     const char *synopsis; /* its usage lines, "rtscope debug NAME ..." */
     const char *help;     /* what it does and its options, indented */
-    int no_gc;            /* takes --no-gc */
+    int no_gc;            /* takes DEBUG_PAUSE_OPTIONS (--no-gc, --fork) */
     int (*run)(int argc, char **argv);
 } debug_command;
 
@@ -32,9 +32,17 @@ extern const debug_command debug_cmd_list, debug_cmd_pause, debug_cmd_resume,
 int debug_usage_error(const debug_command *dc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* For subcommands whose only options are --no-gc: parse them and the one
- * TARGET. Returns -1 when they are good (*target, *gc set), else the exit
- * status of the usage error. */
+/* The options that choose how a walking subcommand pauses the program,
+ * for its getopt_long table: --no-gc ('n') and --fork ('F'). Without them
+ * it pauses after a major GC (DBG_PAUSE_AFTER_GC). */
+#define DEBUG_PAUSE_OPTIONS                                                   \
+    {"no-gc", no_argument, NULL, 'n'}, {"fork", no_argument, NULL, 'F'}
+/* The pause mode (an enum dbg_pause_mode) of option ch ('n' or 'F'). */
+int debug_pause_option(int ch);
+
+/* For subcommands whose only options are DEBUG_PAUSE_OPTIONS: parse them
+ * and the one TARGET. Returns -1 when they are good (*target, *gc set to a
+ * dbg_pause_mode), else the exit status of the usage error. */
 int debug_target_and_gc(const debug_command *dc, int argc, char **argv,
                         const char **target, int *gc);
 

@@ -292,7 +292,7 @@ done:
 int debug_diff_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"no-gc", no_argument, NULL, 'n'},
+        DEBUG_PAUSE_OPTIONS,
         {"limit", required_argument, NULL, 'l'},
         {"paths", required_argument, NULL, 'p'},
         {NULL, 0, NULL, 0},
@@ -303,7 +303,8 @@ int debug_diff_run(int argc, char **argv)
     while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (ch) {
         case 'n':
-            gc = 0;
+        case 'F':
+            gc = debug_pause_option(ch);
             break;
         case 'l':
             if (debug_parse_count(optarg, 1, 1000000, &limit) != 0)

@@ -64,13 +64,6 @@ typedef struct dom_state {
     uint32_t *coff, *child;
 } dom_state;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void info_name(dbg_heap *h, dbg_info *in, char *buf, size_t len)
 {
     debug_group_name(h, in, DEBUG_BY_INFO, 1, buf, len);
@@ -382,7 +375,7 @@ static int debug_dominators(const char *target, int gc, double threshold,
         return r;
     }
     s.h = &ss.heap;
-    double t0 = now_s();
+    double t0 = debug_now_s();
     dbg_graph_builder *b = dbg_graph_builder_new(s.h, &s.g);
     if (!b) {
         r = debug_fail("out of memory");
@@ -393,12 +386,12 @@ static int debug_dominators(const char *target, int gc, double threshold,
         r = debug_fail("%s", s.g.err);
     if (r)
         goto done;
-    double t1 = now_s();
+    double t1 = debug_now_s();
     if (dbg_graph_dominators(&s.g) != 0) {
         r = debug_fail("%s", s.g.err);
         goto done;
     }
-    double t2 = now_s();
+    double t2 = debug_now_s();
     if (dom_groups(&s) != 0 || dom_children(&s) != 0 || dom_aggregate(&s) != 0) {
         r = debug_fail("out of memory");
         goto done;
@@ -476,7 +469,7 @@ done:
 int debug_dominators_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"no-gc", no_argument, NULL, 'n'},
+        DEBUG_PAUSE_OPTIONS,
         {"threshold", required_argument, NULL, 't'},
         {"limit", required_argument, NULL, 'l'},
         {"html", required_argument, NULL, 'H'},
@@ -490,7 +483,8 @@ int debug_dominators_run(int argc, char **argv)
     while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (ch) {
         case 'n':
-            gc = 0;
+        case 'F':
+            gc = debug_pause_option(ch);
             break;
         case 't': {
             char *end;

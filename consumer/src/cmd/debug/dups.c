@@ -302,7 +302,7 @@ int debug_dups_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"limit", required_argument, NULL, 'l'},
-        {"no-gc", no_argument, NULL, 'n'},
+        DEBUG_PAUSE_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     long limit = 20;
@@ -316,7 +316,8 @@ int debug_dups_run(int argc, char **argv)
                                        "positive number", optarg);
             break;
         case 'n':
-            gc = 0;
+        case 'F':
+            gc = debug_pause_option(ch);
             break;
         default:
             return debug_usage_error(&debug_cmd_dups, "bad option");

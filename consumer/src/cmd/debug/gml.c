@@ -297,7 +297,7 @@ int debug_gml_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
-        {"no-gc", no_argument, NULL, 'n'},
+        DEBUG_PAUSE_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     const char *out = NULL;
@@ -309,7 +309,8 @@ int debug_gml_run(int argc, char **argv)
             out = optarg;
             break;
         case 'n':
-            gc = 0;
+        case 'F':
+            gc = debug_pause_option(ch);
             break;
         default:
             return debug_usage_error(&debug_cmd_gml, "bad option");

@@ -217,7 +217,7 @@ int debug_retainers_run(int argc, char **argv)
         {"info", required_argument, NULL, 'i'},
         {"address", required_argument, NULL, 'a'},
         {"limit", required_argument, NULL, 'l'},
-        {"no-gc", no_argument, NULL, 'n'},
+        DEBUG_PAUSE_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     const char *name = NULL;
@@ -254,7 +254,8 @@ int debug_retainers_run(int argc, char **argv)
                                          optarg);
             break;
         case 'n':
-            gc = 0;
+        case 'F':
+            gc = debug_pause_option(ch);
             break;
         default:
             return debug_usage_error(&debug_cmd_retainers, "bad option");

@@ -11,7 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+double debug_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 int debug_fail(const char *fmt, ...)
 {
@@ -90,9 +98,12 @@ static void progress_cb(void *ctx, size_t visited, size_t queued)
 static int pause_live(debug_session *s, int gc)
 {
     int already = 0;
+    double t0 = debug_now_s();
     if (dbg_pause(&s->conn, gc, &already) != 0)
         return -1;
+    s->pause_s = debug_now_s() - t0;
     s->resume_after = !already;
+    s->forked = gc == DBG_PAUSE_FORK && !already;
     if (already && dbg_stay_paused(&s->conn, 1) != 0) /* leave it as found */
         return -1;
     return 0;

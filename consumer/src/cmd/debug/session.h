@@ -20,9 +20,14 @@ typedef struct debug_session {
     dbg_snap snap;     /* snapshot */
     dbg_heap heap;
     int resume_after;  /* we paused it: resume when done */
+    int forked;        /* the walk reads a fork-mode copy */
+    double pause_s;    /* how long the PAUSE request took */
     uint64_t *roots;
     size_t nroots;
 } debug_session;
+
+/* Seconds on a monotonic clock. */
+double debug_now_s(void);
 
 /* "rtscope debug: MSG" on stderr; returns CLI_EXIT_DATA. */
 int debug_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -15,13 +15,6 @@
 #include <string.h>
 #include <time.h>
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The socket's name is <pid>-<program> in ghc-debug's directory. */
 static void snap_name_from(dbg_snap *snap, const char *path)
 {
@@ -56,7 +49,7 @@ int debug_snapshot_run(const char *target, const char *out, int gc,
     }
     snap_name_from(&snap, ss.conn.path);
     ss.heap.rec = &snap;
-    double t0 = now_s();
+    double t0 = debug_now_s();
     r = debug_session_walk(&ss, gc, NULL, NULL, 1);
     if (r == 0 && blocks) {
         dbg_block *b;
@@ -68,7 +61,7 @@ int debug_snapshot_run(const char *target, const char *out, int gc,
         free(b);
     }
     debug_session_release(&ss);
-    double paused = now_s() - t0;
+    double paused = debug_now_s() - t0;
     ss.heap.rec = NULL;
     if (r)
         goto done;
@@ -97,11 +90,18 @@ int debug_snapshot_run(const char *target, const char *out, int gc,
     char blk[64] = "no block list";
     if (blocks)
         snprintf(blk, sizeof(blk), "heap blocks %" PRIu64 " bytes", inblocks);
+    char pause[128];
+    if (ss.forked)
+        snprintf(pause, sizeof(pause),
+                 "paused %.3f s to fork, the copy read in %.3f s", ss.pause_s,
+                 paused);
+    else
+        snprintf(pause, sizeof(pause), "paused %.3f s", paused);
     printf("snapshot %s: %zu closures, %" PRIu64 " bytes of heap, %zu info "
            "tables, %zu roots; file %" PRIu64 " bytes (%.3f of the heap); "
-           "%s; paused %.3f s; %" PRIu64 " requests\n",
+           "%s; %s; %" PRIu64 " requests\n",
            out, snap.nclo, live, snap.ninfos, snap.nroots, bytes,
-           live ? (double)bytes / (double)live : 0.0, blk, paused,
+           live ? (double)bytes / (double)live : 0.0, blk, pause,
            ss.conn.requests);
     debug_warn_unreadable(h, "the snapshot has what could");
 done:
@@ -114,7 +114,7 @@ int debug_snapshot_cmd_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
-        {"no-gc", no_argument, NULL, 'n'},
+        DEBUG_PAUSE_OPTIONS,
         {"no-blocks", no_argument, NULL, 'B'},
         {NULL, 0, NULL, 0},
     };
@@ -127,7 +127,8 @@ int debug_snapshot_cmd_run(int argc, char **argv)
             out = optarg;
             break;
         case 'n':
-            gc = 0;
+        case 'F':
+            gc = debug_pause_option(ch);
             break;
         case 'B':
             blocks = 0;
