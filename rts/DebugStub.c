@@ -94,6 +94,7 @@ static struct {
     PauseToken *token;
     unsigned long resume_epoch; // incremented at every resume
     int self_pause_requests;
+    int resume_requests;        // rts_debugStubResume calls not yet served
     bool gc_armed;              // stub thread only: we armed pauseAfterGc
     bool gc_fired;              // the GC hold has the RTS paused for us
 
@@ -395,12 +396,18 @@ stubThread (void *arg STG_UNUSED)
         ACQUIRE_LOCK(&stub.lock);
         bool shutdown = stub.shutdown;
         bool self_pause = stub.self_pause_requests > 0;
+        bool resume = stub.resume_requests > 0;
+        stub.resume_requests = 0;
         bool gc_fired = stub.gc_fired;
         RELEASE_LOCK(&stub.lock);
 
         if (shutdown) break;
         if (gc_fired) takeGcHold();
         if (self_pause) stubPause();
+        if (resume) {
+            stubCancelAfterGc();
+            stubResume();
+        }
         // An after-GC request withdrawn for a self-pause waits for the
         // next major GC again once the program runs.
         if (c->fd >= 0 && c->waiting == WAIT_AFTER_GC && !stub.gc_armed &&
@@ -709,6 +716,17 @@ rts_debugStubPause (void)
 }
 
 void
+rts_debugStubResume (void)
+{
+    ACQUIRE_LOCK(&stub.lock);
+    if (stub.running && !stub.shutdown) {
+        stub.resume_requests++;
+        wake();
+    }
+    RELEASE_LOCK(&stub.lock);
+}
+
+void
 initDebugStub (void)
 {
     // never closed: a foreign thread may still call rts_debugStubPause
@@ -770,6 +788,11 @@ rts_debugStubSaveClosure (HsStablePtr sp)
 
 void
 rts_debugStubPause (void)
+{
+}
+
+void
+rts_debugStubResume (void)
 {
 }
 

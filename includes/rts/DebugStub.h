@@ -35,6 +35,12 @@ void rts_debugStubSaveClosure (HsStablePtr sp);
  * a C thread. Returns at once if the stub does not run. */
 void rts_debugStubPause (void);
 
+/* Resume a program the stub has paused (a debugger's pause or a
+ * rts_debugStubPause), as a debugger's RESUME would. Returns at once; does
+ * nothing if the stub does not run or the program is not paused. Callable
+ * from a C thread (no Haskell thread runs while the program is paused). */
+void rts_debugStubResume (void);
+
 #if defined(__cplusplus)
 }
 #endif

@@ -9,8 +9,9 @@
  *   --eventlog-socket=PATH | --eventlog-socket=tcp:[HOST:]PORT
  *   --eventlog-socket-wait, --eventlog-socket-buffer=SIZE,
  *   --eventlog-socket-required
- * or the environment variables GHC_EVENTLOG_SOCKET, GHC_EVENTLOG_SOCKET_WAIT,
- * GHC_EVENTLOG_SOCKET_BUFFER. Programs with a C main may instead call
+ * or eventlog-socket's environment variables GHC_EVENTLOG_UNIX_PATH,
+ * GHC_EVENTLOG_INET_HOST and _PORT, GHC_EVENTLOG_WAIT (rtscope's
+ * GHC_EVENTLOG_SOCKET, _WAIT and _BUFFER too). Programs with a C main may instead call
  * eventLogSocketConfigure() before hs_init_ghc(), or eventLogSocketStart()
  * at any time while the eventlog runs.
  *
@@ -35,6 +36,11 @@ bool eventLogSocketConfigure(const char *addr, bool wait, size_t buffer_bytes);
  * header, init events, then live events. Returns false, with a message on
  * stderr, if the socket cannot be opened; the program is not affected. */
 bool eventLogSocketStart(const char *addr);
+
+/* The address the socket serves on (as given to the flag, the environment
+ * or eventLogSocketStart), or NULL if it does not serve. The string stays
+ * valid while the program runs. */
+const char *eventLogSocketAddress(void);
 
 /* Counters, for tests and tools. */
 typedef struct {

@@ -454,6 +454,16 @@ eventLogSocketStart(const char *addr)
     return true;
 }
 
+const char *
+eventLogSocketAddress(void)
+{
+    OS_ACQUIRE_LOCK(&sock.lock);
+    // sock.addr is never freed once the socket serves
+    const char *a = sock.serving ? sock.addr : NULL;
+    OS_RELEASE_LOCK(&sock.lock);
+    return a;
+}
+
 void
 eventLogSocketGetStats(EventLogSocketStats *stats)
 {
@@ -695,6 +705,12 @@ eventLogSocketStart(const char *addr STG_UNUSED)
 {
     errorBelch("eventlog-socket: this RTS was built without eventlog support");
     return false;
+}
+
+const char *
+eventLogSocketAddress(void)
+{
+    return NULL;
 }
 
 void

@@ -1,0 +1,45 @@
+-- |
+-- GHC 9.2's controls of heap profiling (base-4.16's "GHC.Profiling") and
+-- eventlog flushing (@Debug.Trace.flushEventLog@), for GHC 9.0.2 with
+-- rtscope's RTS, which implements them. Code written for 9.2 changes one
+-- import:
+--
+-- > import GHC.Profiling (requestHeapCensus)     -- GHC 9.2
+-- > import Rtscope.Profiling (requestHeapCensus)  -- GHC 9.0.2 + rtscope
+--
+-- The heap functions need a heap profile (@+RTS -hT@, @-hi@, ...) to act
+-- on; 'flushEventLog' an eventlog (@+RTS -l@).
+module Rtscope.Profiling
+  ( requestHeapCensus
+  , startHeapProfTimer
+  , stopHeapProfTimer
+  , startProfTimer
+  , stopProfTimer
+  , flushEventLog
+  ) where
+
+import Foreign.Ptr (Ptr, nullPtr)
+
+-- | Take a heap census at the next context switch, whether or not the heap
+-- profile timer runs (with @+RTS --no-automatic-heap-samples@, the only
+-- censuses are the requested ones).
+foreign import ccall safe "requestHeapCensus" requestHeapCensus :: IO ()
+
+-- | Start the heap profile's timer (automatic censuses every @-i@).
+foreign import ccall safe "startHeapProfTimer" startHeapProfTimer :: IO ()
+
+-- | Stop it: no automatic census after this returns.
+foreign import ccall safe "stopHeapProfTimer" stopHeapProfTimer :: IO ()
+
+-- | Start attributing time ticks to cost centres (profiled programs).
+foreign import ccall safe "startProfTimer" startProfTimer :: IO ()
+
+-- | Stop attributing time ticks to cost centres.
+foreign import ccall safe "stopProfTimer" stopProfTimer :: IO ()
+
+foreign import ccall safe "flushEventLog" c_flushEventLog :: Ptr () -> IO ()
+
+-- | Write every buffered event to the eventlog's writer (the file, the
+-- eventlog socket) now.
+flushEventLog :: IO ()
+flushEventLog = c_flushEventLog nullPtr
