@@ -721,6 +721,24 @@ cmdDescribeInfos (StubConn *c, uint32_t n)
     }
 }
 
+/* ghc-debug's profiling mode in VERSION: 0 for a non-profiled RTS; for a
+ * profiled one, what its heap profile keeps in the closures' profiling
+ * header (1: none, 2: retainer sets, 3: LDV, 5: another profile). */
+static uint8_t
+profilingMode (void)
+{
+#if defined(PROFILING)
+    if (RtsFlags.ProfFlags.doHeapProfile == NO_HEAP_PROFILING) return 1;
+    if (RtsFlags.ProfFlags.doHeapProfile == HEAP_BY_RETAINER ||
+        RtsFlags.ProfFlags.retainerSelector != NULL) return 2;
+    if (RtsFlags.ProfFlags.doHeapProfile == HEAP_BY_LDV ||
+        RtsFlags.ProfFlags.bioSelector != NULL) return 3;
+    return 5;
+#else
+    return 0;
+#endif
+}
+
 static void
 handleRequest (StubConn *c, uint32_t cmd)
 {
@@ -732,7 +750,7 @@ handleRequest (StubConn *c, uint32_t cmd)
     case DEBUG_STUB_CMD_VERSION:
         put32be(c, DEBUG_STUB_PROTOCOL_VERSION); // the 9.2 pause API and protocol
         put32be(c, 2);                  // patch level of the real compiler (9.0.2)
-        put8(c, 0);                     // not a profiled RTS
+        put8(c, profilingMode());       // ghc-debug's profiling mode
 #if defined(TABLES_NEXT_TO_CODE)
         put8(c, 1);                     // tables next to code
 #else

@@ -1,5 +1,6 @@
-# scripts/rts.mk: build the patched RTS, every non-profiling way, static and
-# dynamic, with the installed ghc as C and Cmm driver.
+# scripts/rts.mk: build the patched RTS, every way Debian ships (the
+# non-profiling ways static and dynamic, the profiling ways of ghc-prof),
+# with the installed ghc as C and Cmm driver.
 #
 #   make -f scripts/rts.mk TREE=_build/tree OUT=_build/rts-obj LIB=_build/lib/rts
 #
@@ -13,7 +14,10 @@ OUT  ?= _build/rts-obj
 LIB  ?= _build/lib/ghc/rts
 GEN  ?= $(OUT)/gen
 HC   ?= /usr/bin/ghc
-WAYS ?= v l thr thr_l debug thr_debug dyn l_dyn thr_dyn thr_l_dyn debug_dyn thr_debug_dyn
+# The profiling ways Debian's ghc-prof ships, when it is installed (setup
+# installs it): programs built with -prof link these.
+PROF_WAYS ?= $(if $(wildcard /usr/lib/ghc/rts/libHSrts_p.a),p thr_p debug_p thr_debug_p)
+WAYS ?= v l thr thr_l debug thr_debug dyn l_dyn thr_dyn thr_l_dyn debug_dyn thr_debug_dyn $(PROF_WAYS)
 # Sanitizer ways (see "Sanitizer ways" below): built after WAYS, into
 # ASAN_LIB under the library names of their base way.
 ASAN_WAYS ?= thr_asan asan
@@ -57,6 +61,11 @@ way_hc_thr_dyn       := -fPIC -dynamic -optc-DTHREADED_RTS -eventlog
 way_hc_thr_l_dyn     := -fPIC -dynamic -optc-DTHREADED_RTS -eventlog
 way_hc_debug_dyn     := -fPIC -dynamic -optc-DDEBUG -ticky -DTICKY_TICKY -eventlog
 way_hc_thr_debug_dyn := -fPIC -dynamic -optc-DTHREADED_RTS -optc-DDEBUG -eventlog
+# Profiling ways (PROF_WAYS): those Debian's ghc-prof ships, static only.
+way_hc_p           := -static -prof -optc-DPROFILING -eventlog
+way_hc_thr_p       := -static -prof -optc-DPROFILING -optc-DTHREADED_RTS -eventlog
+way_hc_debug_p     := -static -prof -optc-DPROFILING -optc-DDEBUG -eventlog
+way_hc_thr_debug_p := -static -prof -optc-DPROFILING -optc-DTHREADED_RTS -optc-DDEBUG -eventlog
 
 # Sanitizer ways: WAY_asan (and plain `asan` for v) is its base way's RTS
 # with every C file compiled by gcc at -O1 with AddressSanitizer and

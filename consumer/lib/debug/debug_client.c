@@ -430,7 +430,7 @@ int dbg_request_ok(dbg_conn *c, uint32_t cmd, const dbg_buf *body,
 
 /* ---- simple requests -------------------------------------------------- */
 
-int dbg_version(dbg_conn *c, uint32_t *version)
+int dbg_version(dbg_conn *c, uint32_t *version, int *profiling)
 {
     dbg_buf out = {0};
     int r = dbg_request_ok(c, DEBUG_STUB_CMD_VERSION, NULL, &out);
@@ -440,6 +440,8 @@ int dbg_version(dbg_conn *c, uint32_t *version)
     }
     if (r == 0)
         *version = dbg_rd32(out.p);
+    if (r == 0 && profiling)
+        *profiling = out.len >= 9 ? ((const unsigned char *)out.p)[8] : -1;
     dbg_buf_free(&out);
     return r;
 }

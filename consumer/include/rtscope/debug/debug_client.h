@@ -76,7 +76,11 @@ const char *dbg_status_name(int status);
 const char *dbg_command_name(uint32_t cmd);
 
 /* Convenience requests; all return 0 or -1 (c->err set). */
-int dbg_version(dbg_conn *c, uint32_t *version);
+/* VERSION: the GHC version whose protocol the stub speaks (902) and, when
+ * profiling is not NULL, ghc-debug's profiling mode of the debuggee (0: not
+ * a profiled RTS; 1-5: profiled, its heap profile; -1: a stub that does not
+ * say, as ghc-debug's before 0.6). */
+int dbg_version(dbg_conn *c, uint32_t *version, int *profiling);
 /* How to pause: at once, right after a major GC the stub starts, or in
  * ghc-debug's fork mode (the stub pauses, forks and resumes the program at
  * once; the connection then reads the paused copy until RESUME). */

@@ -41,7 +41,8 @@ static int open_live(debug_session *s, const char *target)
     if (dbg_connect(c, path) != 0)
         return debug_fail("%s", c->err);
     uint32_t v;
-    if (dbg_version(c, &v) != 0) {
+    int prof = -1;
+    if (dbg_version(c, &v, &prof) != 0) {
         int r = debug_fail("%s", c->err);
         dbg_close(c);
         return r;
@@ -51,6 +52,15 @@ static int open_live(debug_session *s, const char *target)
         return debug_fail("%s: the debuggee's stub reports version %u; "
                           "rtscope debug reads GHC 9.0.2 heaps (version 902)",
                           path, v);
+    }
+    if (prof > 0) {
+        /* every closure carries a profiling header that the decoder does
+         * not expect: better no answer than a wrong one */
+        dbg_close(c);
+        return debug_fail("%s: the debuggee is a profiled program (-prof); "
+                          "rtscope debug reads non-profiled heaps only "
+                          "(ghc-debug's clients read profiled ones)",
+                          path);
     }
     dbg_heap_init(&s->heap, c);
     return 0;
