@@ -86,7 +86,8 @@ static int pprof_load(profile *p, const char *input, int force_hp,
 }
 
 /* Write to `output` through a temporary file renamed at the end, so a
- * failure leaves no partial file ("-": standard output). */
+ * failure leaves no partial file ("-": standard output; what is not a
+ * regular file is written in place). */
 static int pprof_output(const char *output, const profile *p,
                         const profile *base)
 {
@@ -98,6 +99,24 @@ static int pprof_output(const char *output, const profile *p,
         }
         if (pprof_write(stdout, p, base) != 0 || fflush(stdout) != 0) {
             fprintf(stderr, "rtscope: -: cannot write: %s\n", strerror(errno));
+            return CLI_EXIT_DATA;
+        }
+        return CLI_EXIT_OK;
+    }
+    /* a device, a fifo or a symbolic link is written in place: renaming
+     * over it would replace it */
+    struct stat st;
+    if (lstat(output, &st) == 0 && !S_ISREG(st.st_mode)) {
+        FILE *f = fopen(output, "wb");
+        int w = f ? pprof_write(f, p, base) : -1;
+        int e = errno;
+        if (f && fclose(f) != 0 && w == 0) {
+            w = -1;
+            e = errno;
+        }
+        if (w != 0) {
+            fprintf(stderr, "rtscope: %s: cannot write: %s\n", output,
+                    strerror(e));
             return CLI_EXIT_DATA;
         }
         return CLI_EXIT_OK;
