@@ -346,8 +346,8 @@ static void profile_census_end(profile *p)
         keep = k == p->opts.pick_index;
         break;
     case PROFILE_PICK_AT:
-        keep = !p->census.found || fabs(t - p->opts.pick_at) <
-                                       fabs(p->census.t - p->opts.pick_at);
+        keep = !p->census.found ||
+               fabs(t - p->opts.pick_at) < fabs(p->census.t - p->opts.pick_at);
         break;
     case PROFILE_PICK_LAST:
         keep = 1;
@@ -357,8 +357,7 @@ static void profile_census_end(profile *p)
     }
     if (keep) {
         if (p->ntouched > p->census.cap) {
-            profile_value *nv =
-                realloc(p->census.v, p->ntouched * sizeof(*nv));
+            profile_value *nv = realloc(p->census.v, p->ntouched * sizeof(*nv));
             if (!nv) {
                 p->nomem = 1;
                 p->ntouched = 0;
@@ -559,8 +558,7 @@ int profile_sink(void *ctx, const el_event *ev, const el_typetab *types)
     case EL_WALL_CLOCK_TIME:
         if (!p->start_unix_ns)
             p->start_unix_ns = (int64_t)ev->u.wall_clock.sec * 1000000000 +
-                               (int64_t)ev->u.wall_clock.nsec -
-                               (int64_t)ev->ts;
+                               (int64_t)ev->u.wall_clock.nsec - (int64_t)ev->ts;
         if (!p->date[0]) {
             time_t secs = (time_t)ev->u.wall_clock.sec;
             struct tm tm;
@@ -616,11 +614,11 @@ int profile_sink(void *ctx, const el_event *ev, const el_typetab *types)
                            &len) != 0)
             p->nomem = 1;
         else
-            profile_band_ccs(p,
-                             profile_sample_band(
-                                 p, p->scratch, len,
-                                 (double)ev->u.sample_cc.residency),
-                             ev);
+            profile_band_ccs(
+                p,
+                profile_sample_band(p, p->scratch, len,
+                                    (double)ev->u.sample_cc.residency),
+                ev);
         break;
     }
     case EL_USER_MARKER:

@@ -203,15 +203,15 @@ static size_t pprof_band_locations(pprof_build *b, const profile *p,
     }
     const ipe_entry *e = band->ipe;
     if (!e || !e->module[0]) {
-        loc[n++] = pprof_function(b, band->name, strlen(band->name),
-                                  band->key, "", 0, 0);
+        loc[n++] = pprof_function(b, band->name, strlen(band->name), band->key,
+                                  "", 0, 0);
         return n;
     }
     size_t flen;
     int64_t line;
     pprof_span(e->srcloc, &flen, &line);
-    loc[n++] = pprof_function(b, band->name, strlen(band->name),
-                              e->table_name, e->srcloc, flen, line);
+    loc[n++] = pprof_function(b, band->name, strlen(band->name), e->table_name,
+                              e->srcloc, flen, line);
     if (e->label[0]) {
         size_t ml = strlen(e->module), ll = strlen(e->label);
         char *bind = malloc(ml + ll + 2);
@@ -222,8 +222,8 @@ static size_t pprof_band_locations(pprof_build *b, const profile *p,
         memcpy(bind, e->module, ml);
         bind[ml] = '.';
         memcpy(bind + ml + 1, e->label, ll + 1);
-        loc[n++] = pprof_function(b, bind, ml + ll + 1, "", e->srcloc, flen,
-                                  line);
+        loc[n++] =
+            pprof_function(b, bind, ml + ll + 1, "", e->srcloc, flen, line);
         free(bind);
     }
     loc[n++] = pprof_function(b, e->module, strlen(e->module), e->module,
@@ -232,8 +232,7 @@ static size_t pprof_band_locations(pprof_build *b, const profile *p,
 }
 
 /* The samples: p's census, minus base's (bands matched by name). */
-static int pprof_samples(pprof_build *b, const profile *p,
-                         const profile *base)
+static int pprof_samples(pprof_build *b, const profile *p, const profile *base)
 {
     size_t cap = p->census.n + (base ? base->census.n : 0);
     b->samples = calloc(cap ? cap : 1, sizeof(*b->samples));
@@ -390,7 +389,8 @@ int pprof_write(FILE *f, const profile *p, const profile *base)
     prof.time_nanos = p->start_unix_ns ? p->start_unix_ns + t_ns : 0;
     prof.duration_nanos = t_ns;
     if (base && p->census.t > base->census.t)
-        prof.duration_nanos = (int64_t)llround((p->census.t - base->census.t) * 1e9);
+        prof.duration_nanos =
+            (int64_t)llround((p->census.t - base->census.t) * 1e9);
     prof.n_sample_type = 1;
     prof.sample_type = &stp;
     prof.period_type = &pt;

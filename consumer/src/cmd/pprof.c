@@ -3,9 +3,9 @@
  * The profile model (profile.c) is the sink and keeps the census asked
  * for; lib/out/pprof.c encodes it. See docs/html.md. */
 #define _POSIX_C_SOURCE 200809L
+#include "rtscope/out/pprof.h"
 #include "cli.h"
 #include "profile_load.h"
-#include "rtscope/out/pprof.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -224,10 +224,10 @@ static int pprof_run(int argc, char **argv)
         default: {
             int r = c == '?' ? -1 : cli_common_option(&io, c, optarg);
             if (r != 0)
-                return r < 0 ? cli_usage_error(&cli_cmd_pprof,
-                                               "bad option or value")
-                             : cli_usage_error(&cli_cmd_pprof,
-                                               "unknown option");
+                return r < 0
+                           ? cli_usage_error(&cli_cmd_pprof,
+                                             "bad option or value")
+                           : cli_usage_error(&cli_cmd_pprof, "unknown option");
         }
         }
     }
@@ -271,10 +271,7 @@ static int pprof_run(int argc, char **argv)
 }
 
 const cli_command cli_cmd_pprof = {
-    "pprof",
-    "write one heap census as a pprof profile (.pb.gz)",
-    pprof_usage,
-    pprof_run,
-    NULL,
-    NULL,
+    "pprof",     "write one heap census as a pprof profile (.pb.gz)",
+    pprof_usage, pprof_run,
+    NULL,        NULL,
 };
