@@ -269,7 +269,7 @@ static int pprof_gzip(FILE *f, const uint8_t *buf, size_t len)
     if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
                      Z_DEFAULT_STRATEGY) != Z_OK)
         return errno = ENOMEM, -1;
-    uint8_t out[16384];
+    uint8_t out[16384] = {0}; /* deflate fills it; cppcheck cannot see that */
     z.next_in = (uint8_t *)buf;
     z.avail_in = 0;
     size_t left = len;
@@ -323,10 +323,10 @@ int pprof_write(FILE *f, const profile *p, const profile *base)
     /* the samples and their locations */
     size_t maxdepth = 3;
     for (size_t i = 0; i < b.nsamples; i++)
-        if (b.samples[i].band->nccs > maxdepth)
+        if (b.samples[i].band && b.samples[i].band->nccs > maxdepth)
             maxdepth = b.samples[i].band->nccs;
     samples = calloc(b.nsamples + 1, sizeof(*samples));
-    samplep = calloc(b.nsamples + 1, sizeof(*samplep));
+    samplep = calloc(b.nsamples + 1, sizeof(RtscopePprof__Sample *));
     locids = calloc((b.nsamples + 1) * maxdepth, sizeof(*locids));
     values = calloc(b.nsamples + 1, sizeof(*values));
     if (!samples || !samplep || !locids || !values)
@@ -335,7 +335,7 @@ int pprof_write(FILE *f, const profile *p, const profile *base)
     for (size_t i = 0; i < b.nsamples; i++) {
         const pprof_sample *x = &b.samples[i];
         int64_t v = (int64_t)llround(x->bytes);
-        if (v == 0 && base)
+        if (!x->band || (v == 0 && base))
             continue; /* unchanged in a difference */
         RtscopePprof__Sample init = RTSCOPE_PPROF__SAMPLE__INIT;
         RtscopePprof__Sample *s = &samples[ns];
@@ -355,11 +355,11 @@ int pprof_write(FILE *f, const profile *p, const profile *base)
     /* functions, one location each */
     size_t nf = b.nfns;
     fns = calloc(nf + 1, sizeof(*fns));
-    fnp = calloc(nf + 1, sizeof(*fnp));
+    fnp = calloc(nf + 1, sizeof(RtscopePprof__Function *));
     locs = calloc(nf + 1, sizeof(*locs));
-    locp = calloc(nf + 1, sizeof(*locp));
+    locp = calloc(nf + 1, sizeof(RtscopePprof__Location *));
     lines = calloc(nf + 1, sizeof(*lines));
-    linep = calloc(nf + 1, sizeof(*linep));
+    linep = calloc(nf + 1, sizeof(RtscopePprof__Line *));
     if (!fns || !fnp || !locs || !locp || !lines || !linep)
         goto out;
     for (size_t i = 0; i < nf; i++) {

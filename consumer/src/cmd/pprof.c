@@ -47,11 +47,10 @@ static char *pprof_default_output(const char *input)
     const char *base = slash ? slash + 1 : input;
     const char *dot = strrchr(base, '.');
     size_t stem = dot && dot > base ? (size_t)(dot - input) : strlen(input);
-    char *out = malloc(stem + sizeof(".pb.gz"));
-    if (out) {
-        memcpy(out, input, stem);
-        memcpy(out + stem, ".pb.gz", sizeof(".pb.gz"));
-    }
+    size_t len = stem + sizeof(".pb.gz");
+    char *out = malloc(len);
+    if (out)
+        snprintf(out, len, "%.*s.pb.gz", (int)stem, input);
     return out;
 }
 
