@@ -19,7 +19,7 @@ for log in "$W/logs/alloc.eventlog" "$W/logs/thr.eventlog"; do
     $VG "$R" html -p --json "$W/v.hp" >/dev/null
     $VG "$R" diff -o "$W/d.html" "$log" "$W/v.hp"
     $VG "$R" pprof -o "$W/v.pb.gz" "$log"
-    $VG "$R" pprof --sample 1 --base "$W/v.hp" -o "$W/d.pb.gz" "$log"
+    $VG "$R" pprof --at 0.5 --base "$W/v.hp" -o "$W/d.pb.gz" "$log"
     head -c $(( $(wc -c < "$log") / 2 )) "$log" > "$W/half"
     $VG "$R" stats --quiet "$W/half" >/dev/null
 done

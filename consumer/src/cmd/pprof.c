@@ -76,9 +76,10 @@ static int pprof_load(profile *p, const char *input, int force_hp,
     }
     if (!p->census.found) {
         fprintf(stderr,
-                "rtscope: %s: --sample %zu: the profile has %zu censuses (0 "
+                "rtscope: %s: --sample %zu: the profile has %zu census%s (0 "
                 "to %zu)\n",
-                input, p->opts.pick_index, p->nsamples, p->nsamples - 1);
+                input, p->opts.pick_index, p->nsamples,
+                p->nsamples == 1 ? "" : "es", p->nsamples - 1);
         return CLI_EXIT_DATA;
     }
     return CLI_EXIT_OK;
