@@ -303,6 +303,8 @@ int pprof_write(FILE *f, const profile *p, const profile *base)
     RtscopePprof__ValueType st = RTSCOPE_PPROF__VALUE_TYPE__INIT;
     RtscopePprof__ValueType pt = RTSCOPE_PPROF__VALUE_TYPE__INIT;
     RtscopePprof__ValueType *stp = &st;
+    RtscopePprof__Mapping map = RTSCOPE_PPROF__MAPPING__INIT;
+    RtscopePprof__Mapping *mapp = &map;
     RtscopePprof__Sample *samples = NULL, **samplep = NULL;
     RtscopePprof__Location *locs = NULL, **locp = NULL;
     RtscopePprof__Line *lines = NULL, **linep = NULL;
@@ -379,6 +381,7 @@ int pprof_write(FILE *f, const profile *p, const profile *base)
         linep[i] = &lines[i];
         locs[i] = li;
         locs[i].id = i + 1;
+        locs[i].mapping_id = 1;
         locs[i].line = &linep[i];
         locs[i].n_line = 1;
         locp[i] = &locs[i];
@@ -391,6 +394,19 @@ int pprof_write(FILE *f, const profile *p, const profile *base)
     if (base && p->census.t > base->census.t)
         prof.duration_nanos =
             (int64_t)llround((p->census.t - base->census.t) * 1e9);
+    /* the program, so that pprof names it and never tries to symbolize:
+     * the names are already there */
+    const char *prog = p->args ? p->args : (p->hp_job ? p->hp_job : "");
+    size_t prog_len = strcspn(prog, " "); /* a .hp JOB is a command line */
+    map.id = 1;
+    map.filename = pprof_str(&b, prog, prog_len);
+    map.has_functions = 1;
+    map.has_filenames = 1;
+    map.has_line_numbers = 1;
+    if (b.nomem)
+        goto out;
+    prof.n_mapping = 1;
+    prof.mapping = &mapp;
     prof.n_sample_type = 1;
     prof.sample_type = &stp;
     prof.period_type = &pt;

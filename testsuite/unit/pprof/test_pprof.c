@@ -216,6 +216,10 @@ START_TEST(hc_frames)
     ck_assert_str_eq(pr->string_table[pr->sample_type[0]->unit], "bytes");
     ck_assert_str_eq(pr->string_table[pr->default_sample_type], "inuse_space");
     ck_assert_int_eq(pr->duration_nanos, 1000000000);
+    /* one mapping, already symbolized: pprof never looks for a binary */
+    ck_assert_uint_eq(pr->n_mapping, 1);
+    ck_assert_int_eq(pr->mapping[0]->has_functions, 1);
+    ck_assert_uint_eq(pr->location[0]->mapping_id, 1);
     ck_assert_uint_eq(pr->n_sample, 3);
     /* (3 2 1): innermost first, the undescribed one as cc3 */
     const RtscopePprof__Sample *s = sample_of(pr, "cc3");
