@@ -31,6 +31,7 @@ extern const cli_command cli_cmd_ipe;
 extern const cli_command cli_cmd_hp;
 extern const cli_command cli_cmd_html;
 extern const cli_command cli_cmd_diff;
+extern const cli_command cli_cmd_pprof;
 extern const cli_command cli_cmd_live;
 extern const cli_command cli_cmd_export;
 extern const cli_command cli_cmd_debug;

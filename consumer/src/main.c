@@ -14,6 +14,7 @@ static const cli_command *const main_commands[] = {
     &cli_cmd_hp,
     &cli_cmd_html,
     &cli_cmd_diff,
+    &cli_cmd_pprof,
     &cli_cmd_live,
     &cli_cmd_export,
     &cli_cmd_debug,

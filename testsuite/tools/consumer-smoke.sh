@@ -26,6 +26,9 @@ for log in "$W/logs/alloc.eventlog" "$W/logs/thr.eventlog"; do
     expect 0 "$R" html -o "$W/out.html" "$log"
     expect 0 "$R" html -p --json "$W/out.hp"
     expect 0 "$R" diff --json "$log" "$W/out.hp"
+    expect 0 "$R" pprof -o "$W/out.pb.gz" "$log"
+    expect 0 "$R" pprof --last --base "$W/out.hp" -o "$W/d.pb.gz" "$log"
+    expect 0 sh -c "cat '$log' | '$R' pprof --at 0.5 -o '$W/pipe.pb.gz' -"
     expect 0 sh -c "cat '$log' | '$R' show -"
     expect 0 sh -c "cat '$log' | '$R' stats --merge-buffer=4K -"
     size=$(wc -c < "$log")
@@ -41,6 +44,7 @@ done
 expect 1 "$R" stats "$W/empty"
 head -c 4000 /dev/urandom > "$W/garbage"
 expect 1 "$R" show "$W/garbage"
+expect 1 "$R" pprof -o "$W/garbage.pb.gz" "$W/garbage"
 head -c 6000 "$W/logs/alloc.eventlog" > "$W/hdrgarbage"
 head -c 4000 /dev/urandom >> "$W/hdrgarbage"
 expect 1 "$R" stats "$W/hdrgarbage"

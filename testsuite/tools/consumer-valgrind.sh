@@ -18,6 +18,8 @@ for log in "$W/logs/alloc.eventlog" "$W/logs/thr.eventlog"; do
     $VG "$R" html --json --bands 0 --sort name --include-trace-events "$log" >/dev/null
     $VG "$R" html -p --json "$W/v.hp" >/dev/null
     $VG "$R" diff -o "$W/d.html" "$log" "$W/v.hp"
+    $VG "$R" pprof -o "$W/v.pb.gz" "$log"
+    $VG "$R" pprof --at 0.5 --base "$W/v.hp" -o "$W/d.pb.gz" "$log"
     head -c $(( $(wc -c < "$log") / 2 )) "$log" > "$W/half"
     $VG "$R" stats --quiet "$W/half" >/dev/null
 done
@@ -29,6 +31,13 @@ if [ -x "$G" ]; then
     $VG "$R" html -o "$W/hi.html" "$W/hi.eventlog"
     $VG "$R" html --json "$W/none.eventlog" >/dev/null
     $VG "$R" diff --json "$W/hi.eventlog" "$W/none.eventlog" >/dev/null
+    $VG "$R" pprof -o "$W/hi.pb.gz" --base "$W/hi.eventlog" --last "$W/hi.eventlog"
+    $VG "$R" pprof -o "$W/hi.pb.gz" "$W/hi.eventlog"
+    set +e
+    $VG "$R" pprof -o "$W/none.pb.gz" "$W/none.eventlog" 2>/dev/null
+    rc=$?
+    set -e
+    [ $rc = 1 ] || { echo "pprof without samples: exit $rc under valgrind"; exit 1; }
 fi
 head -c 4000 /dev/urandom > "$W/garbage"
 set +e

@@ -87,6 +87,11 @@ char *bands_label_name(const bands *b, el_str label)
     return s;
 }
 
+const char *bands_cc_label(const bands *b, uint32_t id)
+{
+    return strmap_get(b->ccs, id);
+}
+
 static int bands_append(char **buf, size_t *cap, size_t *len, const char *s,
                         size_t n)
 {

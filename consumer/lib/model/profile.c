@@ -30,6 +30,16 @@
  * when nbands * nb floats exceed the budget, the same merge halves nb. So
  * memory is bounded by the budget whatever the length of the run, and a
  * run with fewer censuses than buckets is drawn census by census.
+ *
+ * Note [The kept census]
+ * ~~~~~~~~~~~~~~~~~~~~~~
+ * rtscope pprof writes one census whole (opts.pick): the largest, the
+ * Nth, the one nearest a time, or the last. Censuses are not kept, so the
+ * choice is made as they stream past: the bands with a value in the
+ * census in progress are listed (touched), and when the census ends (its
+ * END event, the next BEGIN, or profile_finish for a truncated stream)
+ * their values (cur_v, still this census's) are copied into p->census if
+ * it is the one wanted so far. Memory: two censuses' worth of bands.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "rtscope/model/profile.h"
@@ -85,7 +95,10 @@ void profile_free(profile *p)
         free(p->bands[i].key);
         free(p->bands[i].name);
         free(p->bands[i].buckets);
+        free(p->bands[i].ccs);
     }
+    free(p->census.v);
+    free(p->touched);
     free(p->bands);
     free(p->index);
     free(p->times);
@@ -313,8 +326,62 @@ static void profile_band_commit(profile *p, profile_band *b)
     b->cur_v = 0;
 }
 
+/* The census in progress has ended: keep it if it is the one wanted so
+ * far (Note [The kept census]). */
+static void profile_census_end(profile *p)
+{
+    if (!p->census_open)
+        return;
+    p->census_open = 0;
+    size_t k = p->nsamples - 1;
+    double t = p->times[k], total = 0;
+    for (size_t i = 0; i < p->ntouched; i++)
+        total += p->bands[p->touched[i]].cur_v;
+    int keep = 0;
+    switch (p->opts.pick) {
+    case PROFILE_PICK_LARGEST:
+        keep = !p->census.found || total > p->census.total;
+        break;
+    case PROFILE_PICK_INDEX:
+        keep = k == p->opts.pick_index;
+        break;
+    case PROFILE_PICK_AT:
+        keep = !p->census.found ||
+               fabs(t - p->opts.pick_at) < fabs(p->census.t - p->opts.pick_at);
+        break;
+    case PROFILE_PICK_LAST:
+        keep = 1;
+        break;
+    default:
+        break;
+    }
+    if (keep) {
+        if (p->ntouched > p->census.cap) {
+            profile_value *nv = realloc(p->census.v, p->ntouched * sizeof(*nv));
+            if (!nv) {
+                p->nomem = 1;
+                p->ntouched = 0;
+                return;
+            }
+            p->census.v = nv;
+            p->census.cap = p->ntouched;
+        }
+        for (size_t i = 0; i < p->ntouched; i++) {
+            p->census.v[i].band = p->touched[i];
+            p->census.v[i].bytes = p->bands[p->touched[i]].cur_v;
+        }
+        p->census.n = p->ntouched;
+        p->census.found = 1;
+        p->census.index = k;
+        p->census.t = t;
+        p->census.total = total;
+    }
+    p->ntouched = 0;
+}
+
 int profile_sample_begin(profile *p, double t)
 {
+    profile_census_end(p);
     if (p->nsamples && t < p->times[p->nsamples - 1])
         t = p->times[p->nsamples - 1]; /* never go back in time */
     if (p->nsamples == p->times_cap) {
@@ -330,31 +397,69 @@ int profile_sample_begin(profile *p, double t)
     p->bucket_count[slot]++;
     p->bucket_tsum[slot] += t;
     p->in_sample = 1;
+    p->census_open = p->opts.pick != PROFILE_PICK_NONE;
     return 0;
 }
 
 void profile_sample_end(profile *p)
 {
     p->in_sample = 0;
+    profile_census_end(p);
+}
+
+/* profile_sample_value, returning the band (NULL: none, or out of
+ * memory with p->nomem set). */
+static profile_band *profile_sample_band(profile *p, const char *label,
+                                         size_t len, double bytes)
+{
+    if (!p->in_sample || !p->nsamples)
+        return NULL;
+    profile_band *b = profile_band_get(p, label, len);
+    if (!b)
+        return p->nomem = 1, NULL;
+    int64_t k = (int64_t)p->nsamples - 1;
+    if (b->cur_idx != k) {
+        profile_band_commit(p, b);
+        b->cur_idx = k;
+        if (p->census_open) {
+            if (p->ntouched == p->touched_cap) {
+                size_t nc = p->touched_cap ? 2 * p->touched_cap : 64;
+                uint32_t *nt = realloc(p->touched, nc * sizeof(*nt));
+                if (!nt)
+                    return p->nomem = 1, NULL;
+                p->touched = nt;
+                p->touched_cap = nc;
+            }
+            p->touched[p->ntouched++] = (uint32_t)(b - p->bands);
+        }
+    }
+    b->cur_v += bytes;
+    double t = p->times[k];
+    b->buckets[profile_grid_slot(p, t)] += (float)bytes;
+    return b;
 }
 
 int profile_sample_value(profile *p, const char *label, size_t len,
                          double bytes)
 {
-    if (!p->in_sample || !p->nsamples)
-        return 0;
-    profile_band *b = profile_band_get(p, label, len);
-    if (!b)
-        return p->nomem = 1, -1;
-    int64_t k = (int64_t)p->nsamples - 1;
-    if (b->cur_idx != k) {
-        profile_band_commit(p, b);
-        b->cur_idx = k;
+    return profile_sample_band(p, label, len, bytes) || !p->nomem ? 0 : -1;
+}
+
+/* A cost-centre stack band remembers its ids (the frames of rtscope
+ * pprof); the first sample of the band gives them. */
+static void profile_band_ccs(profile *p, profile_band *b, const el_event *ev)
+{
+    unsigned depth = el_ccs_depth(ev);
+    if (!b || b->ccs || depth == 0)
+        return;
+    b->ccs = malloc(depth * sizeof(uint32_t));
+    if (!b->ccs) {
+        p->nomem = 1;
+        return;
     }
-    b->cur_v += bytes;
-    double t = p->times[k];
-    b->buckets[profile_grid_slot(p, t)] += (float)bytes;
-    return 0;
+    for (unsigned i = 0; i < depth; i++)
+        b->ccs[i] = el_ccs_id(ev, i);
+    b->nccs = depth;
 }
 
 /* ---- traces ----------------------------------------------------------- */
@@ -451,6 +556,9 @@ int profile_sink(void *ctx, const el_event *ev, const el_typetab *types)
             p->nomem = 1;
         break;
     case EL_WALL_CLOCK_TIME:
+        if (!p->start_unix_ns)
+            p->start_unix_ns = (int64_t)ev->u.wall_clock.sec * 1000000000 +
+                               (int64_t)ev->u.wall_clock.nsec - (int64_t)ev->ts;
         if (!p->date[0]) {
             time_t secs = (time_t)ev->u.wall_clock.sec;
             struct tm tm;
@@ -506,8 +614,11 @@ int profile_sink(void *ctx, const el_event *ev, const el_typetab *types)
                            &len) != 0)
             p->nomem = 1;
         else
-            profile_sample_value(p, p->scratch, len,
-                                 (double)ev->u.sample_cc.residency);
+            profile_band_ccs(
+                p,
+                profile_sample_band(p, p->scratch, len,
+                                    (double)ev->u.sample_cc.residency),
+                ev);
         break;
     }
     case EL_USER_MARKER:
@@ -659,6 +770,7 @@ int profile_finish(profile *p)
     if (p->finished)
         return p->nomem ? -1 : 0;
     p->finished = 1;
+    profile_census_end(p);
     double mt = 0, var_t = 0;
     for (size_t i = 0; i < p->nsamples; i++)
         mt += p->times[i];

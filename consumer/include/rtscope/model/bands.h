@@ -41,4 +41,8 @@ char *bands_label_name(const bands *b, el_str label);
 int bands_ccs_name(const bands *b, const el_event *ev, char **buf, size_t *cap,
                    size_t *len);
 
+/* The label of a cost centre (HEAP_PROF_COST_CENTRE), or NULL when the
+ * stream never described it (its band name says "ccN"). */
+const char *bands_cc_label(const bands *b, uint32_t id);
+
 #endif

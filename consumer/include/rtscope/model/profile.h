@@ -39,7 +39,26 @@ typedef struct profile_opts {
     const char **exclude; /* drop traces containing one of these */
     size_t nexclude;
     size_t series_budget; /* bytes for band series; 0: 64 MiB */
+    /* keep one census's values (rtscope pprof): which one */
+    int pick;          /* PROFILE_PICK_* */
+    size_t pick_index; /* PROFILE_PICK_INDEX: census number, from 0 */
+    double pick_at;    /* PROFILE_PICK_AT: the census nearest this time */
 } profile_opts;
+
+/* Which census a profile keeps whole (Note [The kept census], profile.c). */
+enum {
+    PROFILE_PICK_NONE,    /* none: statistics and series only */
+    PROFILE_PICK_LARGEST, /* the largest by total bytes (the first of equals) */
+    PROFILE_PICK_INDEX,   /* census number pick_index */
+    PROFILE_PICK_AT,      /* the census nearest pick_at seconds */
+    PROFILE_PICK_LAST     /* the last */
+};
+
+/* One band's bytes in the kept census. */
+typedef struct profile_value {
+    uint32_t band; /* index into profile.bands */
+    double bytes;
+} profile_value;
 
 typedef struct profile_band {
     char *key; /* raw sample label, NUL-terminated (owned) */
@@ -56,6 +75,10 @@ typedef struct profile_band {
     /* set by profile_finish() */
     char *name;           /* display name (owned), never NULL */
     const ipe_entry *ipe; /* -hi provenance, or NULL */
+    /* a cost-centre stack band: its cost-centre ids, innermost first
+     * (bands_cc_label names them); NULL for other bands and MAIN */
+    uint32_t *ccs;
+    uint32_t nccs;
     double mean, stddev, intercept, slope, r2; /* bytes, bytes/s */
     double size_mib_s;                         /* integral in MiB*s */
 } profile_band;
@@ -110,6 +133,19 @@ typedef struct profile {
     double *htsum;
     double *heap[PROFILE_NHEAP]; /* maximum per bucket, NaN: none */
     uint64_t heap_events;
+    int64_t start_unix_ns; /* wall-clock time of time 0, or 0: unknown */
+    /* the kept census (opts.pick) */
+    struct {
+        int found;
+        size_t index; /* its number, from 0 */
+        double t;     /* its time, seconds */
+        double total; /* its bytes */
+        profile_value *v;
+        size_t n, cap;
+    } census;
+    uint32_t *touched; /* bands with a value in the census in progress */
+    size_t ntouched, touched_cap;
+    int census_open;
     /* traces */
     profile_trace *traces;
     size_t ntraces, traces_cap;

@@ -1,0 +1,451 @@
+/* One census as pprof's profile.proto: see pprof.h. The messages are
+ * protobuf-c's, compiled at build time from lib/out/pprof.proto (pprof's
+ * field numbers); zlib writes the gzip stream.
+ *
+ * Note [pprof locations of a band]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * pprof reads a sample's locations as a call stack, leaf first, and its
+ * -top flat column by the leaf's function name; flame graphs (speedscope,
+ * Pyroscope) draw the stack root first. So a band's leaf is named with its
+ * band name, exactly as hp and html name it (bands.h), and what encloses
+ * it comes above: for -hi with provenance the binding (Module.label) and
+ * the module, so a flame graph groups a module's tables and a binding's
+ * closures; for -hc the cost-centre stack itself. A function is interned
+ * by (name, system name, file, line) and has exactly one location, with
+ * the same id. */
+#define _POSIX_C_SOURCE 200809L
+#include "rtscope/out/pprof.h"
+
+#include "pprof.pb-c.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* ---- interning -------------------------------------------------------- */
+
+/* Strings by content: the index of a string is its order of arrival. */
+typedef struct pprof_intern {
+    char **s;
+    size_t n, cap;
+    uint32_t *slot; /* index + 1, 0 empty; open addressing */
+    size_t nslot;
+} pprof_intern;
+
+static uint64_t pprof_hash(const char *s, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 0x100000001b3ull;
+    }
+    return h ^ (h >> 31);
+}
+
+static void pprof_intern_free(pprof_intern *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->s[i]);
+    free(t->s);
+    free(t->slot);
+}
+
+/* The index of s[0..len), added if new; -1 when out of memory. */
+static int64_t pprof_intern_get(pprof_intern *t, const char *s, size_t len)
+{
+    if ((t->n + 1) * 2 > t->nslot) {
+        size_t nc = t->nslot ? 2 * t->nslot : 256;
+        uint32_t *ns = calloc(nc, sizeof(*ns));
+        if (!ns)
+            return -1;
+        for (size_t i = 0; i < t->n; i++) {
+            size_t j = (size_t)pprof_hash(t->s[i], strlen(t->s[i])) & (nc - 1);
+            while (ns[j])
+                j = (j + 1) & (nc - 1);
+            ns[j] = (uint32_t)(i + 1);
+        }
+        free(t->slot);
+        t->slot = ns;
+        t->nslot = nc;
+    }
+    size_t j = (size_t)pprof_hash(s, len) & (t->nslot - 1);
+    while (t->slot[j]) {
+        const char *c = t->s[t->slot[j] - 1];
+        if (strncmp(c, s, len) == 0 && c[len] == 0)
+            return t->slot[j] - 1;
+        j = (j + 1) & (t->nslot - 1);
+    }
+    if (t->n == t->cap) {
+        size_t nc = t->cap ? 2 * t->cap : 256;
+        char **ns = realloc(t->s, nc * sizeof(*ns));
+        if (!ns)
+            return -1;
+        t->s = ns;
+        t->cap = nc;
+    }
+    char *c = malloc(len + 1);
+    if (!c)
+        return -1;
+    memcpy(c, s, len);
+    c[len] = 0;
+    t->s[t->n] = c;
+    t->slot[j] = (uint32_t)(t->n + 1);
+    return (int64_t)t->n++;
+}
+
+/* ---- the profile being built ------------------------------------------ */
+
+typedef struct pprof_fn {
+    int64_t name, system_name, filename, line;
+} pprof_fn;
+
+typedef struct pprof_sample {
+    const profile *src; /* whose band */
+    const profile_band *band;
+    double bytes;
+} pprof_sample;
+
+typedef struct pprof_build {
+    pprof_intern strings;
+    pprof_intern fn_keys; /* function id - 1 by its key */
+    pprof_fn *fns;
+    size_t nfns, fns_cap;
+    pprof_sample *samples;
+    size_t nsamples;
+    pprof_intern sample_names; /* diff: band names, index = sample */
+    int nomem;
+} pprof_build;
+
+static int64_t pprof_str(pprof_build *b, const char *s, size_t len)
+{
+    int64_t i = pprof_intern_get(&b->strings, s, len);
+    if (i < 0)
+        b->nomem = 1;
+    return i < 0 ? 0 : i;
+}
+
+/* The id of the function (and of its one location). 0 when out of
+ * memory. */
+static uint64_t pprof_function(pprof_build *b, const char *name,
+                               size_t name_len, const char *sys,
+                               const char *file, size_t file_len, int64_t line)
+{
+    pprof_fn f = {pprof_str(b, name, name_len), pprof_str(b, sys, strlen(sys)),
+                  pprof_str(b, file, file_len), line};
+    if (b->nomem)
+        return 0;
+    /* the key: the four numbers as text, so the interning table serves */
+    char key[96];
+    int kl = snprintf(key, sizeof(key), "%lld %lld %lld %lld",
+                      (long long)f.name, (long long)f.system_name,
+                      (long long)f.filename, (long long)f.line);
+    int64_t id = pprof_intern_get(&b->fn_keys, key, (size_t)kl);
+    if (id < 0)
+        return b->nomem = 1, 0;
+    if ((size_t)id == b->nfns) {
+        if (b->nfns == b->fns_cap) {
+            size_t nc = b->fns_cap ? 2 * b->fns_cap : 64;
+            pprof_fn *nf = realloc(b->fns, nc * sizeof(*nf));
+            if (!nf)
+                return b->nomem = 1, 0;
+            b->fns = nf;
+            b->fns_cap = nc;
+        }
+        b->fns[b->nfns++] = f;
+    }
+    return (uint64_t)id + 1;
+}
+
+/* Split an IPE source span, "src/Main.hs:10:5-40" or
+ * "src/Main.hs:(10,5)-(12,3)", into its file and first line (0 when it is
+ * not one). */
+static void pprof_span(const char *span, size_t *file_len, int64_t *line)
+{
+    *file_len = strlen(span);
+    *line = 0;
+    const char *last = strrchr(span, ':');
+    if (!last)
+        return;
+    if (last[1] == '(') {
+        *file_len = (size_t)(last - span);
+        *line = strtoll(last + 2, NULL, 10);
+        return;
+    }
+    const char *prev = last;
+    while (prev > span && prev[-1] != ':')
+        prev--;
+    if (prev == span || prev[0] < '0' || prev[0] > '9')
+        return;
+    *file_len = (size_t)(prev - 1 - span);
+    *line = strtoll(prev, NULL, 10);
+}
+
+/* The locations of a band, leaf first (Note [pprof locations of a
+ * band]); at most 3 + nccs. Returns how many. */
+static size_t pprof_band_locations(pprof_build *b, const profile *p,
+                                   const profile_band *band, uint64_t *loc)
+{
+    size_t n = 0;
+    if (band->nccs) {
+        for (uint32_t i = 0; i < band->nccs; i++) {
+            const char *l = bands_cc_label(p->names, band->ccs[i]);
+            char tmp[24];
+            if (!l) {
+                snprintf(tmp, sizeof(tmp), "cc%u", (unsigned)band->ccs[i]);
+                l = tmp;
+            }
+            loc[n++] = pprof_function(b, l, strlen(l), l, "", 0, 0);
+        }
+        return n;
+    }
+    const ipe_entry *e = band->ipe;
+    if (!e || !e->module[0]) {
+        loc[n++] = pprof_function(b, band->name, strlen(band->name), band->key,
+                                  "", 0, 0);
+        return n;
+    }
+    size_t flen;
+    int64_t line;
+    pprof_span(e->srcloc, &flen, &line);
+    loc[n++] = pprof_function(b, band->name, strlen(band->name), e->table_name,
+                              e->srcloc, flen, line);
+    if (e->label[0]) {
+        size_t ml = strlen(e->module), ll = strlen(e->label);
+        char *bind = malloc(ml + ll + 2);
+        if (!bind) {
+            b->nomem = 1;
+            return n;
+        }
+        memcpy(bind, e->module, ml);
+        bind[ml] = '.';
+        memcpy(bind + ml + 1, e->label, ll + 1);
+        loc[n++] =
+            pprof_function(b, bind, ml + ll + 1, "", e->srcloc, flen, line);
+        free(bind);
+    }
+    loc[n++] = pprof_function(b, e->module, strlen(e->module), e->module,
+                              e->srcloc, flen, 0);
+    return n;
+}
+
+/* The samples: p's census, minus base's (bands matched by name). */
+static int pprof_samples(pprof_build *b, const profile *p, const profile *base)
+{
+    size_t cap = p->census.n + (base ? base->census.n : 0);
+    b->samples = calloc(cap ? cap : 1, sizeof(*b->samples));
+    if (!b->samples)
+        return -1;
+    const profile *src[2] = {p, base};
+    for (int s = 0; s < 2 && src[s]; s++) {
+        for (size_t i = 0; i < src[s]->census.n; i++) {
+            const profile_value *v = &src[s]->census.v[i];
+            const profile_band *band = &src[s]->bands[v->band];
+            int64_t k = pprof_intern_get(&b->sample_names, band->name,
+                                         strlen(band->name));
+            if (k < 0)
+                return -1;
+            pprof_sample *x = &b->samples[k];
+            if ((size_t)k == b->nsamples) {
+                b->nsamples++;
+                x->src = src[s];
+                x->band = band;
+            }
+            x->bytes += s == 0 ? v->bytes : -v->bytes;
+        }
+    }
+    return 0;
+}
+
+/* ---- encoding ---------------------------------------------------------- */
+
+static int pprof_gzip(FILE *f, const uint8_t *buf, size_t len)
+{
+    z_stream z;
+    memset(&z, 0, sizeof(z));
+    /* 15 + 16: a gzip header and trailer around the deflate stream */
+    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+                     Z_DEFAULT_STRATEGY) != Z_OK)
+        return errno = ENOMEM, -1;
+    uint8_t out[16384] = {0}; /* deflate fills it; cppcheck cannot see that */
+    z.next_in = (uint8_t *)buf;
+    z.avail_in = 0;
+    size_t left = len;
+    int rc = 0, zr;
+    do {
+        if (z.avail_in == 0 && left) {
+            uInt chunk = left > (1u << 30) ? (1u << 30) : (uInt)left;
+            z.avail_in = chunk;
+            left -= chunk;
+        }
+        z.next_out = out;
+        z.avail_out = sizeof(out);
+        zr = deflate(&z, left || z.avail_in ? Z_NO_FLUSH : Z_FINISH);
+        size_t have = sizeof(out) - z.avail_out;
+        if (have && fwrite(out, 1, have, f) != have) {
+            rc = -1;
+            break;
+        }
+    } while (zr != Z_STREAM_END && zr != Z_STREAM_ERROR);
+    if (zr == Z_STREAM_ERROR)
+        rc = -1;
+    deflateEnd(&z);
+    return rc;
+}
+
+int pprof_write(FILE *f, const profile *p, const profile *base)
+{
+    pprof_build b;
+    memset(&b, 0, sizeof(b));
+    RtscopePprof__Profile prof = RTSCOPE_PPROF__PROFILE__INIT;
+    RtscopePprof__ValueType st = RTSCOPE_PPROF__VALUE_TYPE__INIT;
+    RtscopePprof__ValueType pt = RTSCOPE_PPROF__VALUE_TYPE__INIT;
+    RtscopePprof__ValueType *stp = &st;
+    RtscopePprof__Mapping map = RTSCOPE_PPROF__MAPPING__INIT;
+    RtscopePprof__Mapping *mapp = &map;
+    RtscopePprof__Sample *samples = NULL, **samplep = NULL;
+    RtscopePprof__Location *locs = NULL, **locp = NULL;
+    RtscopePprof__Line *lines = NULL, **linep = NULL;
+    RtscopePprof__Function *fns = NULL, **fnp = NULL;
+    uint64_t *locids = NULL;
+    int64_t *values = NULL;
+    uint8_t *buf = NULL;
+    int rc = -1, wrote = 0;
+
+    pprof_str(&b, "", 0); /* string_table[0] */
+    st.type = pprof_str(&b, "inuse_space", 11);
+    st.unit = pprof_str(&b, "bytes", 5);
+    pt.type = pprof_str(&b, "space", 5);
+    pt.unit = st.unit;
+    if (b.nomem || pprof_samples(&b, p, base) != 0)
+        goto out;
+
+    /* the samples and their locations */
+    size_t maxdepth = 3;
+    for (size_t i = 0; i < b.nsamples; i++)
+        if (b.samples[i].band && b.samples[i].band->nccs > maxdepth)
+            maxdepth = b.samples[i].band->nccs;
+    samples = calloc(b.nsamples + 1, sizeof(*samples));
+    samplep = calloc(b.nsamples + 1, sizeof(RtscopePprof__Sample *));
+    locids = calloc((b.nsamples + 1) * maxdepth, sizeof(*locids));
+    values = calloc(b.nsamples + 1, sizeof(*values));
+    if (!samples || !samplep || !locids || !values)
+        goto out;
+    size_t ns = 0;
+    for (size_t i = 0; i < b.nsamples; i++) {
+        const pprof_sample *x = &b.samples[i];
+        int64_t v = (int64_t)llround(x->bytes);
+        if (!x->band || (v == 0 && base))
+            continue; /* unchanged in a difference */
+        RtscopePprof__Sample init = RTSCOPE_PPROF__SAMPLE__INIT;
+        RtscopePprof__Sample *s = &samples[ns];
+        *s = init;
+        s->location_id = locids + i * maxdepth;
+        s->n_location_id =
+            pprof_band_locations(&b, x->src, x->band, s->location_id);
+        values[ns] = v;
+        s->value = &values[ns];
+        s->n_value = 1;
+        samplep[ns] = s;
+        ns++;
+    }
+    if (b.nomem)
+        goto out;
+
+    /* functions, one location each */
+    size_t nf = b.nfns;
+    fns = calloc(nf + 1, sizeof(*fns));
+    fnp = calloc(nf + 1, sizeof(RtscopePprof__Function *));
+    locs = calloc(nf + 1, sizeof(*locs));
+    locp = calloc(nf + 1, sizeof(RtscopePprof__Location *));
+    lines = calloc(nf + 1, sizeof(*lines));
+    linep = calloc(nf + 1, sizeof(RtscopePprof__Line *));
+    if (!fns || !fnp || !locs || !locp || !lines || !linep)
+        goto out;
+    for (size_t i = 0; i < nf; i++) {
+        RtscopePprof__Function fi = RTSCOPE_PPROF__FUNCTION__INIT;
+        RtscopePprof__Location li = RTSCOPE_PPROF__LOCATION__INIT;
+        RtscopePprof__Line ni = RTSCOPE_PPROF__LINE__INIT;
+        fns[i] = fi;
+        fns[i].id = i + 1;
+        fns[i].name = b.fns[i].name;
+        fns[i].system_name = b.fns[i].system_name;
+        fns[i].filename = b.fns[i].filename;
+        fns[i].start_line = b.fns[i].line;
+        fnp[i] = &fns[i];
+        lines[i] = ni;
+        lines[i].function_id = i + 1;
+        lines[i].line = b.fns[i].line;
+        linep[i] = &lines[i];
+        locs[i] = li;
+        locs[i].id = i + 1;
+        locs[i].mapping_id = 1;
+        locs[i].line = &linep[i];
+        locs[i].n_line = 1;
+        locp[i] = &locs[i];
+    }
+
+    /* time: the census's, on the wall clock when the eventlog gave it */
+    int64_t t_ns = (int64_t)llround(p->census.t * 1e9);
+    prof.time_nanos = p->start_unix_ns ? p->start_unix_ns + t_ns : 0;
+    prof.duration_nanos = t_ns;
+    if (base && p->census.t > base->census.t)
+        prof.duration_nanos =
+            (int64_t)llround((p->census.t - base->census.t) * 1e9);
+    /* the program, so that pprof names it and never tries to symbolize:
+     * the names are already there */
+    const char *prog = p->args ? p->args : (p->hp_job ? p->hp_job : "");
+    size_t prog_len = strcspn(prog, " "); /* a .hp JOB is a command line */
+    map.id = 1;
+    map.filename = pprof_str(&b, prog, prog_len);
+    map.has_functions = 1;
+    map.has_filenames = 1;
+    map.has_line_numbers = 1;
+    if (b.nomem)
+        goto out;
+    prof.n_mapping = 1;
+    prof.mapping = &mapp;
+    prof.n_sample_type = 1;
+    prof.sample_type = &stp;
+    prof.period_type = &pt;
+    prof.period = 1;
+    prof.default_sample_type = st.type;
+    prof.n_sample = ns;
+    prof.sample = samplep;
+    prof.n_location = nf;
+    prof.location = locp;
+    prof.n_function = nf;
+    prof.function = fnp;
+    prof.n_string_table = b.strings.n;
+    prof.string_table = b.strings.s;
+
+    size_t len = rtscope_pprof__profile__get_packed_size(&prof);
+    buf = malloc(len ? len : 1);
+    if (!buf)
+        goto out;
+    rtscope_pprof__profile__pack(&prof, buf);
+    wrote = 1;
+    rc = pprof_gzip(f, buf, len);
+out:
+    if (rc != 0 && !wrote)
+        errno = ENOMEM;
+    free(buf);
+    free(samples);
+    free(samplep);
+    free(locids);
+    free(values);
+    free(fns);
+    free(fnp);
+    free(locs);
+    free(locp);
+    free(lines);
+    free(linep);
+    free(b.fns);
+    free(b.samples);
+    pprof_intern_free(&b.strings);
+    pprof_intern_free(&b.fn_keys);
+    pprof_intern_free(&b.sample_names);
+    return rc;
+}
