@@ -1,4 +1,5 @@
 #include "rtscope/model/ipe.h"
+#include "rtscope/strhash.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -81,10 +82,7 @@ static int ipe_grow(ipe_table *t)
 
 static uint64_t ipe_name_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return rtscope_strhash(s, strlen(s));
 }
 
 static ipe_name_slot *ipe_name_find(const ipe_table *t, const char *name)

@@ -43,6 +43,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "rtscope/model/profile.h"
+#include "rtscope/strhash.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -229,12 +230,7 @@ static void profile_heap_point(profile *p, double t, int series, double v)
 
 static uint64_t profile_hash(const char *s, size_t len)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 0x100000001b3ull;
-    }
-    return h ^ (h >> 29);
+    return rtscope_strhash(s, len);
 }
 
 static int profile_index_grow(profile *p)

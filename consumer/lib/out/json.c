@@ -1,6 +1,7 @@
 /* The reports' JSON writer: a string dictionary and escaped strings
  * (Note [untrusted strings in the page] in report.c). */
 #include "report_impl.h"
+#include "rtscope/strhash.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -14,12 +15,7 @@
 
 static uint64_t report_hash(const char *s, size_t len)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
+    return rtscope_strhash(s, len);
 }
 
 void report_dict_free(report_dict *d)

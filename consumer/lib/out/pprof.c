@@ -15,6 +15,7 @@
  * the same id. */
 #define _POSIX_C_SOURCE 200809L
 #include "rtscope/out/pprof.h"
+#include "rtscope/strhash.h"
 
 #include "pprof.pb-c.h"
 
@@ -37,12 +38,7 @@ typedef struct pprof_intern {
 
 static uint64_t pprof_hash(const char *s, size_t len)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 0x100000001b3ull;
-    }
-    return h ^ (h >> 31);
+    return rtscope_strhash(s, len);
 }
 
 static void pprof_intern_free(pprof_intern *t)

@@ -8,36 +8,17 @@
 //  pre[]: the text of <pre> blocks}
 // Exit status 0 if the page loaded with no console error and asked for
 // nothing beyond its own file, else 1 (the JSON is printed either way).
-import { chromium } from 'playwright-core';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { withPage } from './browser.mjs';
 
 const [page_, shot] = process.argv.slice(2);
 if (!page_ || !shot) {
   console.error('usage: check-page.mjs PAGE.html SCREENSHOT.png');
   process.exit(2);
 }
-const profileDir = mkdtempSync(join(tmpdir(), 'rtscope-chromium-'));
 const result = { errors: [], requests: [] };
-const browser = await chromium.launchPersistentContext(profileDir, {
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: 1400, height: 900 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-try {
-  const page = browser.pages()[0] || await browser.newPage();
-  page.on('console', (m) => { if (m.type() === 'error') result.errors.push(`console: ${m.text()}`); });
-  page.on('pageerror', (e) => result.errors.push(`page: ${e.message}`));
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith('file:')) return route.continue();
-    result.requests.push(url);
-    return route.abort();
-  });
+await withPage(result, { name: 'check-page', allow: (url) => url.startsWith('file:') }, async (page) => {
   await page.goto(pathToFileURL(resolve(page_)).href, { waitUntil: 'load', timeout: 60000 });
   Object.assign(result, await page.evaluate(() => ({
     scripts: document.querySelectorAll('script').length,
@@ -48,11 +29,6 @@ try {
     pre: [...document.querySelectorAll('pre')].map((p) => p.textContent),
   })));
   await page.screenshot({ path: shot, fullPage: false });
-} catch (e) {
-  result.errors.push(`check-page: ${e.message}`);
-} finally {
-  await browser.close();
-  rmSync(profileDir, { recursive: true, force: true });
-}
+});
 console.log(JSON.stringify(result, null, 1));
 process.exit(result.errors.length || result.requests.length ? 1 : 0);

@@ -11,11 +11,10 @@
 // Screenshots (page.png and pane-NAME.png) go to OUTDIR. Exit status 0 if
 // the page became ready with no console error, else 1 (the JSON is printed
 // either way).
-import { chromium } from 'playwright-core';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { withPage } from './browser.mjs';
 
 const argv = process.argv.slice(2);
 if (argv.length < 2) {
@@ -33,29 +32,10 @@ for (let i = 2; i < argv.length; i++) {
   else { console.error(`check-report: unknown argument ${argv[i]}`); process.exit(2); }
 }
 mkdirSync(outdir, { recursive: true });
-const profileDir = mkdtempSync(join(tmpdir(), 'rtscope-chromium-'));
 const result = { ready: false, errors: [], requests: [], panes: {}, bands: {}, search: [] };
 
-// A fresh profile directory each run (playwright passes it as
-// --user-data-dir).
-const browser = await chromium.launchPersistentContext(profileDir, {
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  viewport: { width, height: 900 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-try {
-  const page = browser.pages()[0] || await browser.newPage();
-  page.on('console', (m) => { if (m.type() === 'error') result.errors.push(`console: ${m.text()}`); });
-  page.on('pageerror', (e) => result.errors.push(`page: ${e.message}`));
-  // The report must need nothing but its own file.
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith('file:')) return route.continue();
-    result.requests.push(url);
-    return route.abort();
-  });
+// The report must need nothing but its own file.
+await withPage(result, { name: 'driver', width, allow: (url) => url.startsWith('file:') }, async (page) => {
   const t0 = Date.now();
   await page.goto(pathToFileURL(resolve(report)).href, { waitUntil: 'load', timeout: 60000 });
   await page.waitForFunction(() => document.body && document.body.dataset.ready, null, { timeout: 60000 });
@@ -119,11 +99,6 @@ try {
     return t && t.style.display === 'block' ? t.textContent : '';
   });
   result.markerTip = tip;
-} catch (e) {
-  result.errors.push(`driver: ${e.message}`);
-} finally {
-  await browser.close();
-  rmSync(profileDir, { recursive: true, force: true });
-}
+});
 console.log(JSON.stringify(result, null, 1));
 process.exit(result.ready && result.errors.length === 0 && result.requests.length === 0 ? 0 : 1);

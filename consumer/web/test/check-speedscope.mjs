@@ -11,12 +11,11 @@
 // error); names are looked up in the sandwich view's table of functions
 // (DOM text, unlike the canvas). Exit status 0 if loaded with no console
 // error, nothing asked of another host, and every NAME seen; else 1.
-import { chromium } from 'playwright-core';
 import { createServer } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, existsSync } from 'node:fs';
 import { dirname, extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withPage } from './browser.mjs';
 
 const [profilePath, shot, ...names] = process.argv.slice(2);
 if (!profilePath || !shot) {
@@ -49,26 +48,9 @@ const server = createServer((req, res) => {
 await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
 const origin = `http://127.0.0.1:${server.address().port}`;
 
-const profileDir = mkdtempSync(join(tmpdir(), 'rtscope-chromium-'));
 const result = { errors: [], requests: [], names: {} };
-const browser = await chromium.launchPersistentContext(profileDir, {
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: 1400, height: 900 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-try {
-  const page = browser.pages()[0] || await browser.newPage();
-  page.on('console', (m) => { if (m.type() === 'error') result.errors.push(`console: ${m.text()}`); });
-  page.on('pageerror', (e) => result.errors.push(`page: ${e.message}`));
-  page.on('dialog', (d) => { result.errors.push(`dialog: ${d.message()}`); d.dismiss(); });
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(origin)) return route.continue();
-    result.requests.push(url);
-    return route.abort();
-  });
+// speedscope must need nothing but the server's files
+await withPage(result, { name: 'check-speedscope', allow: (url) => url.startsWith(origin) }, async (page) => {
   await page.goto(`${origin}/index.html#profileURL=${encodeURIComponent(`${origin}/profile.pb.gz`)}&title=rtscope`,
     { waitUntil: 'load', timeout: 60000 });
   // speedscope draws the flame chart on a canvas once the profile is in
@@ -87,13 +69,8 @@ try {
     for (const n of names) result.names[n] = table.includes(n);
     await page.screenshot({ path: shot.replace(/\.png$/, '') + '-sandwich.png', fullPage: false });
   }
-} catch (e) {
-  result.errors.push(`check-speedscope: ${e.message}`);
-} finally {
-  await browser.close();
-  server.close();
-  rmSync(profileDir, { recursive: true, force: true });
-}
+});
+server.close();
 console.log(JSON.stringify(result, null, 1));
 const ok = result.loaded && !result.errors.length && !result.requests.length &&
   names.every((n) => result.names[n]);

@@ -4,6 +4,7 @@
 #include "groups.h"
 
 #include "rtscope/model/ipe.h"
+#include "rtscope/strhash.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -51,10 +52,8 @@ void debug_group_name(dbg_heap *h, dbg_info *in, enum debug_grouping k,
 
 static uint64_t name_hash(const char *s)
 {
-    uint64_t x = 1469598103934665603ULL; /* FNV-1a */
-    for (; *s; s++)
-        x = (x ^ (unsigned char)*s) * 1099511628211ULL;
-    return x ? x : 1;
+    uint64_t x = rtscope_strhash(s, strlen(s));
+    return x ? x : 1; /* 0 marks an empty slot */
 }
 
 long debug_names_id(debug_names *t, const char *name)
