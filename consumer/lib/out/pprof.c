@@ -98,10 +98,12 @@ typedef struct pprof_fn {
     int64_t name, system_name, filename, line;
 } pprof_fn;
 
+/* A sample: a band of a profile's census, or a row of a debug census. */
 typedef struct pprof_sample {
     const profile *src; /* whose band */
     const profile_band *band;
-    double bytes;
+    const pprof_census_row *row;
+    double bytes, objects;
 } pprof_sample;
 
 typedef struct pprof_build {
@@ -179,34 +181,21 @@ static void pprof_span(const char *span, size_t *file_len, int64_t *line)
     *line = strtoll(prev, NULL, 10);
 }
 
-/* The locations of a band, leaf first (Note [pprof locations of a
- * band]); at most 3 + nccs. Returns how many. */
-static size_t pprof_band_locations(pprof_build *b, const profile *p,
-                                   const profile_band *band, uint64_t *loc)
+/* The locations of a band named `name` (raw label `key`) with provenance
+ * e (or NULL), leaf first: at most 3. Returns how many. */
+static size_t pprof_ipe_locations(pprof_build *b, const char *name,
+                                  const char *key, const ipe_entry *e,
+                                  uint64_t *loc)
 {
     size_t n = 0;
-    if (band->nccs) {
-        for (uint32_t i = 0; i < band->nccs; i++) {
-            const char *l = bands_cc_label(p->names, band->ccs[i]);
-            char tmp[24];
-            if (!l) {
-                snprintf(tmp, sizeof(tmp), "cc%u", (unsigned)band->ccs[i]);
-                l = tmp;
-            }
-            loc[n++] = pprof_function(b, l, strlen(l), l, "", 0, 0);
-        }
-        return n;
-    }
-    const ipe_entry *e = band->ipe;
     if (!e || !e->module[0]) {
-        loc[n++] = pprof_function(b, band->name, strlen(band->name), band->key,
-                                  "", 0, 0);
+        loc[n++] = pprof_function(b, name, strlen(name), key, "", 0, 0);
         return n;
     }
     size_t flen;
     int64_t line;
     pprof_span(e->srcloc, &flen, &line);
-    loc[n++] = pprof_function(b, band->name, strlen(band->name), e->table_name,
+    loc[n++] = pprof_function(b, name, strlen(name), e->table_name,
                               e->srcloc, flen, line);
     if (e->label[0]) {
         size_t ml = strlen(e->module), ll = strlen(e->label);
@@ -225,6 +214,31 @@ static size_t pprof_band_locations(pprof_build *b, const profile *p,
     loc[n++] = pprof_function(b, e->module, strlen(e->module), e->module,
                               e->srcloc, flen, 0);
     return n;
+}
+
+/* The locations of a sample, leaf first (Note [pprof locations of a
+ * band]); at most 3 + nccs. Returns how many. */
+static size_t pprof_sample_locations(pprof_build *b, const pprof_sample *x,
+                                     uint64_t *loc)
+{
+    if (x->row)
+        return pprof_ipe_locations(b, x->row->name, x->row->key, x->row->ipe,
+                                   loc);
+    const profile_band *band = x->band;
+    size_t n = 0;
+    if (band->nccs) {
+        for (uint32_t i = 0; i < band->nccs; i++) {
+            const char *l = bands_cc_label(x->src->names, band->ccs[i]);
+            char tmp[24];
+            if (!l) {
+                snprintf(tmp, sizeof(tmp), "cc%u", (unsigned)band->ccs[i]);
+                l = tmp;
+            }
+            loc[n++] = pprof_function(b, l, strlen(l), l, "", 0, 0);
+        }
+        return n;
+    }
+    return pprof_ipe_locations(b, band->name, band->key, band->ipe, loc);
 }
 
 /* The samples: p's census, minus base's (bands matched by name). */
@@ -291,14 +305,25 @@ static int pprof_gzip(FILE *f, const uint8_t *buf, size_t len)
     return rc;
 }
 
-int pprof_write(FILE *f, const profile *p, const profile *base)
+/* What the encoder needs beyond the samples. */
+typedef struct pprof_meta {
+    int with_objects;       /* sample types inuse_objects and inuse_space */
+    int diff;               /* a difference: leave out unchanged samples */
+    const char *program;    /* the mapping's file name */
+    size_t program_len;
+    int64_t time_nanos, duration_nanos;
+} pprof_meta;
+
+/* Encode b's samples as a Profile and write it gzipped to f; frees b. */
+static int pprof_encode(FILE *f, pprof_build *bp, const pprof_meta *m)
 {
-    pprof_build b;
-    memset(&b, 0, sizeof(b));
+    pprof_build b = *bp;
     RtscopePprof__Profile prof = RTSCOPE_PPROF__PROFILE__INIT;
     RtscopePprof__ValueType st = RTSCOPE_PPROF__VALUE_TYPE__INIT;
+    RtscopePprof__ValueType ot = RTSCOPE_PPROF__VALUE_TYPE__INIT;
     RtscopePprof__ValueType pt = RTSCOPE_PPROF__VALUE_TYPE__INIT;
-    RtscopePprof__ValueType *stp = &st;
+    RtscopePprof__ValueType *stp[2] = {&st, NULL};
+    size_t nv = m->with_objects ? 2 : 1;
     RtscopePprof__Mapping map = RTSCOPE_PPROF__MAPPING__INIT;
     RtscopePprof__Mapping *mapp = &map;
     RtscopePprof__Sample *samples = NULL, **samplep = NULL;
@@ -310,12 +335,17 @@ int pprof_write(FILE *f, const profile *p, const profile *base)
     uint8_t *buf = NULL;
     int rc = -1, wrote = 0;
 
-    pprof_str(&b, "", 0); /* string_table[0] */
     st.type = pprof_str(&b, "inuse_space", 11);
     st.unit = pprof_str(&b, "bytes", 5);
     pt.type = pprof_str(&b, "space", 5);
     pt.unit = st.unit;
-    if (b.nomem || pprof_samples(&b, p, base) != 0)
+    if (m->with_objects) { /* pprof's heap profiles: objects first */
+        ot.type = pprof_str(&b, "inuse_objects", 13);
+        ot.unit = pprof_str(&b, "count", 5);
+        stp[0] = &ot;
+        stp[1] = &st;
+    }
+    if (b.nomem)
         goto out;
 
     /* the samples and their locations */
@@ -326,24 +356,25 @@ int pprof_write(FILE *f, const profile *p, const profile *base)
     samples = calloc(b.nsamples + 1, sizeof(*samples));
     samplep = calloc(b.nsamples + 1, sizeof(RtscopePprof__Sample *));
     locids = calloc((b.nsamples + 1) * maxdepth, sizeof(*locids));
-    values = calloc(b.nsamples + 1, sizeof(*values));
+    values = calloc((b.nsamples + 1) * nv, sizeof(*values));
     if (!samples || !samplep || !locids || !values)
         goto out;
     size_t ns = 0;
     for (size_t i = 0; i < b.nsamples; i++) {
         const pprof_sample *x = &b.samples[i];
         int64_t v = (int64_t)llround(x->bytes);
-        if (!x->band || (v == 0 && base))
+        if ((!x->band && !x->row) || (v == 0 && m->diff))
             continue; /* unchanged in a difference */
         RtscopePprof__Sample init = RTSCOPE_PPROF__SAMPLE__INIT;
         RtscopePprof__Sample *s = &samples[ns];
         *s = init;
         s->location_id = locids + i * maxdepth;
-        s->n_location_id =
-            pprof_band_locations(&b, x->src, x->band, s->location_id);
-        values[ns] = v;
-        s->value = &values[ns];
-        s->n_value = 1;
+        s->n_location_id = pprof_sample_locations(&b, x, s->location_id);
+        s->value = &values[ns * nv];
+        if (m->with_objects)
+            s->value[0] = (int64_t)llround(x->objects);
+        s->value[nv - 1] = v;
+        s->n_value = nv;
         samplep[ns] = s;
         ns++;
     }
@@ -383,19 +414,12 @@ int pprof_write(FILE *f, const profile *p, const profile *base)
         locp[i] = &locs[i];
     }
 
-    /* time: the census's, on the wall clock when the eventlog gave it */
-    int64_t t_ns = (int64_t)llround(p->census.t * 1e9);
-    prof.time_nanos = p->start_unix_ns ? p->start_unix_ns + t_ns : 0;
-    prof.duration_nanos = t_ns;
-    if (base && p->census.t > base->census.t)
-        prof.duration_nanos =
-            (int64_t)llround((p->census.t - base->census.t) * 1e9);
+    prof.time_nanos = m->time_nanos;
+    prof.duration_nanos = m->duration_nanos;
     /* the program, so that pprof names it and never tries to symbolize:
      * the names are already there */
-    const char *prog = p->args ? p->args : (p->hp_job ? p->hp_job : "");
-    size_t prog_len = strcspn(prog, " "); /* a .hp JOB is a command line */
     map.id = 1;
-    map.filename = pprof_str(&b, prog, prog_len);
+    map.filename = pprof_str(&b, m->program, m->program_len);
     map.has_functions = 1;
     map.has_filenames = 1;
     map.has_line_numbers = 1;
@@ -403,8 +427,8 @@ int pprof_write(FILE *f, const profile *p, const profile *base)
         goto out;
     prof.n_mapping = 1;
     prof.mapping = &mapp;
-    prof.n_sample_type = 1;
-    prof.sample_type = &stp;
+    prof.n_sample_type = nv;
+    prof.sample_type = stp;
     prof.period_type = &pt;
     prof.period = 1;
     prof.default_sample_type = st.type;
@@ -444,4 +468,50 @@ out:
     pprof_intern_free(&b.fn_keys);
     pprof_intern_free(&b.sample_names);
     return rc;
+}
+
+int pprof_write(FILE *f, const profile *p, const profile *base)
+{
+    pprof_build b;
+    memset(&b, 0, sizeof(b));
+    pprof_str(&b, "", 0); /* string_table[0] */
+    if (b.nomem || pprof_samples(&b, p, base) != 0) {
+        b.nomem = 1;
+    }
+    /* time: the census's, on the wall clock when the eventlog gave it */
+    int64_t t_ns = (int64_t)llround(p->census.t * 1e9);
+    const char *prog = p->args ? p->args : (p->hp_job ? p->hp_job : "");
+    pprof_meta m = {
+        .diff = base != NULL,
+        .program = prog,
+        .program_len = strcspn(prog, " "), /* a .hp JOB is a command line */
+        .time_nanos = p->start_unix_ns ? p->start_unix_ns + t_ns : 0,
+        .duration_nanos = t_ns,
+    };
+    if (base && p->census.t > base->census.t)
+        m.duration_nanos = (int64_t)llround((p->census.t - base->census.t) * 1e9);
+    return pprof_encode(f, &b, &m);
+}
+
+int pprof_write_census(FILE *f, const pprof_census_row *rows, size_t n,
+                       const char *program, int64_t time_nanos)
+{
+    pprof_build b;
+    memset(&b, 0, sizeof(b));
+    pprof_str(&b, "", 0); /* string_table[0] */
+    b.samples = calloc(n ? n : 1, sizeof(*b.samples));
+    if (!b.samples)
+        b.nomem = 1;
+    for (size_t i = 0; b.samples && i < n; i++)
+        b.samples[i] = (pprof_sample){.row = &rows[i],
+                                      .bytes = (double)rows[i].bytes,
+                                      .objects = (double)rows[i].objects};
+    b.nsamples = b.samples ? n : 0;
+    pprof_meta m = {
+        .with_objects = 1,
+        .program = program,
+        .program_len = strlen(program),
+        .time_nanos = time_nanos,
+    };
+    return pprof_encode(f, &b, &m);
 }

@@ -5,14 +5,20 @@
 #define _POSIX_C_SOURCE 200809L
 #include "rtscope/out/pprof.h"
 #include "cli.h"
+#include "debug.h"
 #include "profile_load.h"
+#include "session.h"
+#include "rtscope/debug/debug_client.h"
+#include "rtscope/debug/debug_snap.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char pprof_usage[] =
@@ -26,6 +32,10 @@ static const char pprof_usage[] =
     "centres. Heap censuses count bytes only: there is no inuse_objects.\n"
     "Without -o, a socket or '-' is written to stdout (not a terminal).\n"
     "\n"
+    "An rtscope snapshot (rtscope debug snapshot), or with --debug a live\n"
+    "program's debug stub (a TARGET as rtscope debug takes it), gives the\n"
+    "census of its heap by info table instead, with inuse_objects too.\n"
+    "\n"
     "options:\n"
     "  -o, --output=FILE   where to write (default INPUT without its "
     "extension\n"
@@ -38,7 +48,10 @@ static const char pprof_usage[] =
     "                      INPUT is the same\n"
     "  -p, --hp            inputs are .hp files (assumed for names ending "
     "in\n"
-    "                      .hp)\n" CLI_COMMON_HELP;
+    "                      .hp)\n"
+    "  --debug             INPUT is a debug TARGET: walk the live heap\n"
+    "  --no-gc, --fork     with --debug: pause at once, or read a forked\n"
+    "                      copy (see rtscope help debug)\n" CLI_COMMON_HELP;
 
 /* The default output: INPUT without its extension, plus ".pb.gz". */
 static char *pprof_default_output(const char *input)
@@ -88,8 +101,21 @@ static int pprof_load(profile *p, const char *input, int force_hp,
 /* Write to `output` through a temporary file renamed at the end, so a
  * failure leaves no partial file ("-": standard output; what is not a
  * regular file is written in place). */
-static int pprof_output(const char *output, const profile *p,
-                        const profile *base)
+/* What pprof_output writes: the census of profiles, or of the heap. */
+typedef int (*pprof_writer)(FILE *f, const void *ctx);
+
+typedef struct pprof_profiles {
+    const profile *p, *base;
+} pprof_profiles;
+
+static int pprof_write_profiles(FILE *f, const void *ctx)
+{
+    const pprof_profiles *pp = ctx;
+    return pprof_write(f, pp->p, pp->base);
+}
+
+static int pprof_output(const char *output, pprof_writer write,
+                        const void *ctx)
 {
     if (strcmp(output, "-") == 0) {
         if (isatty(STDOUT_FILENO)) {
@@ -97,7 +123,7 @@ static int pprof_output(const char *output, const profile *p,
                             "to a terminal (use -o FILE)\n");
             return CLI_EXIT_USAGE;
         }
-        if (pprof_write(stdout, p, base) != 0 || fflush(stdout) != 0) {
+        if (write(stdout, ctx) != 0 || fflush(stdout) != 0) {
             fprintf(stderr, "rtscope: -: cannot write: %s\n", strerror(errno));
             return CLI_EXIT_DATA;
         }
@@ -108,7 +134,7 @@ static int pprof_output(const char *output, const profile *p,
     struct stat st;
     if (lstat(output, &st) == 0 && !S_ISREG(st.st_mode)) {
         FILE *f = fopen(output, "wb");
-        int w = f ? pprof_write(f, p, base) : -1;
+        int w = f ? write(f, ctx) : -1;
         int e = errno;
         if (f && fclose(f) != 0 && w == 0) {
             w = -1;
@@ -145,7 +171,7 @@ static int pprof_output(const char *output, const profile *p,
         close(fd);
         rc = CLI_EXIT_DATA;
     } else {
-        int w = pprof_write(f, p, base);
+        int w = write(f, ctx);
         int e = errno;
         if (fclose(f) != 0 && w == 0) {
             w = -1;
@@ -166,6 +192,116 @@ static int pprof_output(const char *output, const profile *p,
     return rc;
 }
 
+/* ---- the census of a heap (a snapshot, or --debug TARGET) ------------- */
+
+/* The rows, with copies of the names and provenance the heap gave. */
+typedef struct pprof_heap {
+    pprof_census_row *rows;
+    ipe_entry *ipe; /* rows[i].ipe points here when it has provenance */
+    size_t n, cap;
+    char *program;
+    int64_t time_nanos;
+} pprof_heap;
+
+static void pprof_heap_free(pprof_heap *ph)
+{
+    for (size_t i = 0; i < ph->n; i++) {
+        free((char *)ph->rows[i].name);
+        free((char *)ph->rows[i].key);
+        const char **f[] = {&ph->ipe[i].table_name, &ph->ipe[i].closure_desc,
+                            &ph->ipe[i].ty_desc,    &ph->ipe[i].label,
+                            &ph->ipe[i].module,     &ph->ipe[i].srcloc};
+        for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++)
+            free((char *)*f[k]);
+    }
+    free(ph->rows);
+    free(ph->ipe);
+    free(ph->program);
+}
+
+static int pprof_heap_row(void *ctx, dbg_heap *h, uint64_t info,
+                          uint64_t count, uint64_t bytes)
+{
+    pprof_heap *ph = ctx;
+    if (ph->n == ph->cap) {
+        size_t nc = ph->cap ? ph->cap * 2 : 256;
+        pprof_census_row *nr = realloc(ph->rows, nc * sizeof(*nr));
+        if (nr)
+            ph->rows = nr;
+        ipe_entry *ni = nr ? realloc(ph->ipe, nc * sizeof(*ni)) : NULL;
+        if (!ni)
+            return debug_fail("out of memory");
+        ph->ipe = ni;
+        ph->cap = nc;
+    }
+    dbg_info *in = dbg_heap_info(h, info);
+    char *const *src = in ? dbg_heap_source(h, in) : NULL;
+    const char *con = in ? dbg_heap_con_descr(h, in) : NULL;
+    const char *type = in ? dbg_closure_type_name(in->type) : "UNKNOWN";
+    char name[1200], key[1200];
+    ipe_entry *e = &ph->ipe[ph->n];
+    memset(e, 0, sizeof(*e));
+    pprof_census_row *r = &ph->rows[ph->n];
+    memset(r, 0, sizeof(*r));
+    snprintf(key, sizeof(key), "0x%" PRIx64, info);
+    if (src) { /* named as every -hi band is: docs/hi.md, "Band names" */
+        ipe_entry t = {.info = info, .table_name = src[0],
+                       .closure_desc = src[1], .ty_desc = src[2],
+                       .label = src[3], .module = src[4], .srcloc = src[5]};
+        ipe_display_name(name, sizeof(name), &t);
+        snprintf(key, sizeof(key), "%s", src[0][0] ? src[0] : key);
+        e->info = info;
+        e->table_name = strdup(src[0]);
+        e->closure_desc = strdup(src[1]);
+        e->ty_desc = strdup(src[2]);
+        e->label = strdup(src[3]);
+        e->module = strdup(src[4]);
+        e->srcloc = strdup(src[5]);
+        /* r->ipe is set once every row is in: ph->ipe moves as it grows */
+    } else if (con) {
+        dbg_con_display(con, name, sizeof(name));
+    } else {
+        snprintf(name, sizeof(name), "%s", type);
+    }
+    r->name = strdup(name);
+    r->key = strdup(key);
+    r->objects = count;
+    r->bytes = bytes;
+    ph->n++;
+    if (!r->name || !r->key ||
+        (src && (!e->table_name || !e->closure_desc || !e->ty_desc ||
+                 !e->label || !e->module || !e->srcloc)))
+        return debug_fail("out of memory");
+    return 0;
+}
+
+static int pprof_write_heap(FILE *f, const void *ctx)
+{
+    const pprof_heap *ph = ctx;
+    return pprof_write_census(f, ph->rows, ph->n, ph->program, ph->time_nanos);
+}
+
+/* The census of TARGET's heap to output. */
+static int pprof_heap_run(const char *target, int gc, const char *output)
+{
+    pprof_heap ph;
+    memset(&ph, 0, sizeof(ph));
+    const char *slash = strrchr(target, '/');
+    ph.program = strdup(slash ? slash + 1 : target);
+    struct timespec ts;
+    if (!dbg_snap_file_is_snapshot(target) &&
+        clock_gettime(CLOCK_REALTIME, &ts) == 0)
+        ph.time_nanos = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    int rc = ph.program ? debug_census_each_info(target, gc, pprof_heap_row, &ph)
+                        : debug_fail("out of memory");
+    for (size_t i = 0; rc == 0 && i < ph.n; i++)
+        ph.rows[i].ipe = ph.ipe[i].table_name ? &ph.ipe[i] : NULL;
+    if (rc == 0)
+        rc = pprof_output(output, pprof_write_heap, &ph);
+    pprof_heap_free(&ph);
+    return rc;
+}
+
 static int pprof_run(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -175,6 +311,8 @@ static int pprof_run(int argc, char **argv)
         {"at", required_argument, NULL, 1201},
         {"last", no_argument, NULL, 1202},
         {"base", required_argument, NULL, 1203},
+        {"debug", no_argument, NULL, 1204},
+        DEBUG_PAUSE_OPTIONS,
         CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -185,7 +323,8 @@ static int pprof_run(int argc, char **argv)
     po.no_traces = 1;
     po.pick = PROFILE_PICK_LARGEST;
     const char *output = NULL, *base_in = NULL;
-    int force_hp = 0, picks = 0, c;
+    int force_hp = 0, picks = 0, c, debug = 0, gc = DBG_PAUSE_AFTER_GC,
+        gc_given = 0;
     char *end;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:p", longopts, NULL)) != -1) {
@@ -221,6 +360,14 @@ static int pprof_run(int argc, char **argv)
         case 1203:
             base_in = optarg;
             break;
+        case 1204:
+            debug = 1;
+            break;
+        case 'n':
+        case 'F':
+            gc = debug_pause_option(c);
+            gc_given = 1;
+            break;
         default: {
             int r = c == '?' ? -1 : cli_common_option(&io, c, optarg);
             if (r != 0)
@@ -239,9 +386,18 @@ static int pprof_run(int argc, char **argv)
     else if (optind != argc - 1)
         return cli_usage_error(&cli_cmd_pprof, "expected INPUT [BASE]");
     const char *input = argv[optind];
+    int heap = debug || dbg_snap_file_is_snapshot(input);
+    if (heap && (base_in || picks || force_hp))
+        return cli_usage_error(&cli_cmd_pprof,
+                               "a heap's census (a snapshot, --debug) is one "
+                               "census: no --base, --sample, --at, --last or "
+                               "--hp");
+    if (gc_given && !debug)
+        return cli_usage_error(&cli_cmd_pprof, "--no-gc and --fork go with "
+                                               "--debug");
     char *defout = NULL;
     if (!output) {
-        if (pprof_is_stream(input)) {
+        if (!heap && pprof_is_stream(input)) {
             output = "-";
         } else {
             defout = pprof_default_output(input);
@@ -251,6 +407,11 @@ static int pprof_run(int argc, char **argv)
             }
             output = defout;
         }
+    }
+    if (heap) {
+        int hr = pprof_heap_run(input, gc, output);
+        free(defout);
+        return hr;
     }
     profile *p = profile_new(&po), *base = NULL;
     int rc = CLI_EXIT_OK;
@@ -262,8 +423,9 @@ static int pprof_run(int argc, char **argv)
         rc = pprof_load(p, input, force_hp, &io);
     if (rc == CLI_EXIT_OK && base)
         rc = pprof_load(base, base_in, force_hp, &io);
+    pprof_profiles pp = {p, base};
     if (rc == CLI_EXIT_OK)
-        rc = pprof_output(output, p, base);
+        rc = pprof_output(output, pprof_write_profiles, &pp);
     profile_free(p);
     profile_free(base);
     free(defout);

@@ -3,9 +3,10 @@
  * pprof, speedscope and Grafana Pyroscope. See docs/html.md, "Opening a
  * profile in pprof, speedscope or Pyroscope".
  *
- * The profile has one sample type, inuse_space (bytes): eventlog heap
- * samples carry bytes only, and a column of zero object counts would be a
- * claim the data does not make. Each band is a sample; its locations,
+ * An eventlog's census has one sample type, inuse_space (bytes): eventlog
+ * heap samples carry bytes only, and a column of zero object counts would
+ * be a claim the data does not make; a census of the heap itself
+ * (pprof_write_census) has inuse_objects too. Each band is a sample; its locations,
  * leaf first: for a -hi band with IPE provenance the info table (the band
  * name, the table's symbol as system name, the source span's file and
  * line), its binding (Module.binding) and its module; for a cost-centre
@@ -23,5 +24,21 @@
  * bands matched by name, negative where a band shrank. Returns 0, or -1
  * when out of memory or on a write error (errno tells which). */
 int pprof_write(FILE *f, const profile *p, const profile *base);
+
+/* One info table's closures in a census of the heap itself (rtscope debug's
+ * walk of a live program or a snapshot), which counts objects too. */
+typedef struct pprof_census_row {
+    const char *name;     /* the band name, as -hi names the table */
+    const char *key;      /* the leaf's system name: symbol or address */
+    const ipe_entry *ipe; /* provenance (module, binding, span), or NULL */
+    uint64_t objects, bytes;
+} pprof_census_row;
+
+/* Write such a census with two sample types, inuse_objects (count) and
+ * inuse_space (bytes, the default), the locations as for a -hi band;
+ * program names the mapping, time_nanos the census's wall-clock time (0:
+ * unknown). Returns as pprof_write. */
+int pprof_write_census(FILE *f, const pprof_census_row *rows, size_t n,
+                       const char *program, int64_t time_nanos);
 
 #endif

@@ -235,6 +235,29 @@ static char *census_key(dbg_heap *h, const census_state *s,
     return strdup(buf);
 }
 
+int debug_census_each_info(const char *target, int gc,
+                           debug_census_info_fn fn, void *ctx)
+{
+    debug_session ss;
+    int r = debug_session_open(&ss, target);
+    if (r)
+        return r;
+    census_state s = {.h = &ss.heap};
+    r = debug_session_walk(&ss, gc, census_visit, &s, 0);
+    if (r == 0 && s.nomem)
+        r = debug_fail("out of memory");
+    for (size_t i = 0; r == 0 && i < s.n; i++)
+        r = fn(ctx, &ss.heap, s.acc[i].info, s.acc[i].count, s.acc[i].bytes);
+    if (r == 0)
+        debug_warn_unreadable(&ss.heap, "counts may be low");
+    debug_session_close(&ss);
+    free(s.acc);
+    dbg_u64map_free(&s.index);
+    dbg_u64map_free(&s.modof);
+    debug_names_free(&s.modules);
+    return r;
+}
+
 static int debug_census(const char *target, enum census_by by, int gc)
 {
     debug_session ss;

@@ -69,6 +69,18 @@ size_t debug_retainer_path(const dbg_u64map *parent, uint64_t addr,
 
 /* The subcommands' run functions. */
 int debug_census_run(int argc, char **argv);
+
+/* The census by info table of a live program or a snapshot (TARGET, as
+ * `debug census` takes it, paused as gc says: a dbg_pause_mode, -1 for
+ * none), for other commands (rtscope pprof): fn is called once per info
+ * table with the heap (its tables, names and provenance valid during the
+ * call), the table's address, its closures and their bytes. A non-zero
+ * return of fn stops and is returned; errors are reported (debug_fail)
+ * and returned as an exit status. */
+typedef int (*debug_census_info_fn)(void *ctx, dbg_heap *h, uint64_t info,
+                                    uint64_t count, uint64_t bytes);
+int debug_census_each_info(const char *target, int gc,
+                           debug_census_info_fn fn, void *ctx);
 int debug_thunks_run(int argc, char **argv);
 int debug_retainers_run(int argc, char **argv);
 int debug_snapshot_cmd_run(int argc, char **argv);
