@@ -6,6 +6,7 @@
 #include "rtscope/out/pprof.h"
 #include "cli.h"
 #include "debug.h"
+#include "groups.h"
 #include "profile_load.h"
 #include "session.h"
 #include "rtscope/debug/debug_client.h"
@@ -236,19 +237,16 @@ static int pprof_heap_row(void *ctx, dbg_heap *h, uint64_t info,
     }
     dbg_info *in = dbg_heap_info(h, info);
     char *const *src = in ? dbg_heap_source(h, in) : NULL;
-    const char *con = in ? dbg_heap_con_descr(h, in) : NULL;
-    const char *type = in ? dbg_closure_type_name(in->type) : "UNKNOWN";
     char name[1200], key[1200];
+    if (!in || !debug_info_name(h, in, name, sizeof(name)))
+        snprintf(name, sizeof(name), "%s",
+                 in ? dbg_closure_type_name(in->type) : "UNKNOWN");
     ipe_entry *e = &ph->ipe[ph->n];
     memset(e, 0, sizeof(*e));
     pprof_census_row *r = &ph->rows[ph->n];
     memset(r, 0, sizeof(*r));
     snprintf(key, sizeof(key), "0x%" PRIx64, info);
-    if (src) { /* named as every -hi band is: docs/hi.md, "Band names" */
-        ipe_entry t = {.info = info, .table_name = src[0],
-                       .closure_desc = src[1], .ty_desc = src[2],
-                       .label = src[3], .module = src[4], .srcloc = src[5]};
-        ipe_display_name(name, sizeof(name), &t);
+    if (src) { /* its provenance, for the module and binding locations */
         snprintf(key, sizeof(key), "%s", src[0][0] ? src[0] : key);
         e->info = info;
         e->table_name = strdup(src[0]);
@@ -258,10 +256,6 @@ static int pprof_heap_row(void *ctx, dbg_heap *h, uint64_t info,
         e->module = strdup(src[4]);
         e->srcloc = strdup(src[5]);
         /* r->ipe is set once every row is in: ph->ipe moves as it grows */
-    } else if (con) {
-        dbg_con_display(con, name, sizeof(name));
-    } else {
-        snprintf(name, sizeof(name), "%s", type);
     }
     r->name = strdup(name);
     r->key = strdup(key);
@@ -281,16 +275,16 @@ static int pprof_write_heap(FILE *f, const void *ctx)
     return pprof_write_census(f, ph->rows, ph->n, ph->program, ph->time_nanos);
 }
 
-/* The census of TARGET's heap to output. */
-static int pprof_heap_run(const char *target, int gc, const char *output)
+/* The census of TARGET's heap (a snapshot file, or live) to output. */
+static int pprof_heap_run(const char *target, int snapshot, int gc,
+                          const char *output)
 {
     pprof_heap ph;
     memset(&ph, 0, sizeof(ph));
     const char *slash = strrchr(target, '/');
     ph.program = strdup(slash ? slash + 1 : target);
     struct timespec ts;
-    if (!dbg_snap_file_is_snapshot(target) &&
-        clock_gettime(CLOCK_REALTIME, &ts) == 0)
+    if (!snapshot && clock_gettime(CLOCK_REALTIME, &ts) == 0)
         ph.time_nanos = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
     int rc = ph.program ? debug_census_each_info(target, gc, pprof_heap_row, &ph)
                         : debug_fail("out of memory");
@@ -386,7 +380,7 @@ static int pprof_run(int argc, char **argv)
     else if (optind != argc - 1)
         return cli_usage_error(&cli_cmd_pprof, "expected INPUT [BASE]");
     const char *input = argv[optind];
-    int heap = debug || dbg_snap_file_is_snapshot(input);
+    int snapshot = dbg_snap_file_is_snapshot(input), heap = debug || snapshot;
     if (heap && (base_in || picks || force_hp))
         return cli_usage_error(&cli_cmd_pprof,
                                "a heap's census (a snapshot, --debug) is one "
@@ -409,7 +403,7 @@ static int pprof_run(int argc, char **argv)
         }
     }
     if (heap) {
-        int hr = pprof_heap_run(input, gc, output);
+        int hr = pprof_heap_run(input, snapshot, gc, output);
         free(defout);
         return hr;
     }

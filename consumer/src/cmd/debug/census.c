@@ -8,7 +8,6 @@
 #include "rtscope/debug/debug_blocks.h"
 #include "rtscope/debug/debug_client.h"
 #include "rtscope/debug/debug_heap.h"
-#include "rtscope/model/ipe.h"
 #include "session.h"
 
 #include <errno.h>
@@ -217,19 +216,8 @@ static char *census_key(dbg_heap *h, const census_state *s,
             if (!dbg_info_module(h, in, buf, sizeof(buf)))
                 snprintf(buf, sizeof(buf), "%s %s",
                          dbg_info_is_rts(h, in) ? "(RTS)" : "(unknown)", type);
-        } else if (dbg_heap_source(h, in)) {
-            /* named as every -hi band is: docs/hi.md, "Band names" */
-            char *const *src = dbg_heap_source(h, in);
-            ipe_entry e = {.info = infoptr, .table_name = src[0],
-                           .closure_desc = src[1], .ty_desc = src[2],
-                           .label = src[3], .module = src[4], .srcloc = src[5]};
-            char name[1024];
-            ipe_display_name(name, sizeof(name), &e);
-            snprintf(buf, sizeof(buf), "0x%" PRIx64 " %s %s", infoptr, type,
-                     name);
-        } else {
-            snprintf(buf, sizeof(buf), "0x%" PRIx64 " %s %s", infoptr, type,
-                     con ? disp : "-");
+        } else { /* BY_INFO */
+            debug_group_name(h, in, DEBUG_BY_INFO, 1, buf, sizeof(buf));
         }
     }
     return strdup(buf);

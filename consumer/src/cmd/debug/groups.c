@@ -14,6 +14,24 @@
 const char *const debug_grouping_title[DEBUG_NGROUPINGS] = {
     "info table", "constructor", "module"};
 
+int debug_info_name(dbg_heap *h, dbg_info *in, char *buf, size_t len)
+{
+    char *const *src = dbg_heap_source(h, in);
+    if (src) {
+        ipe_entry e = {.info = in->ptr, .table_name = src[0],
+                       .closure_desc = src[1], .ty_desc = src[2],
+                       .label = src[3], .module = src[4], .srcloc = src[5]};
+        ipe_display_name(buf, len, &e);
+        return 1;
+    }
+    const char *con = dbg_heap_con_descr(h, in);
+    if (con) {
+        dbg_con_display(con, buf, len);
+        return 1;
+    }
+    return 0;
+}
+
 void debug_group_name(dbg_heap *h, dbg_info *in, enum debug_grouping k,
                       int with_addr, char *buf, size_t len)
 {
@@ -22,21 +40,9 @@ void debug_group_name(dbg_heap *h, dbg_info *in, enum debug_grouping k,
     if (with_addr)
         snprintf(addr, sizeof(addr), "0x%" PRIx64 " ", in->ptr);
     if (k == DEBUG_BY_INFO) {
-        char *const *src = dbg_heap_source(h, in);
         char name[1024];
-        if (src) {
-            ipe_entry e = {.info = in->ptr, .table_name = src[0],
-                           .closure_desc = src[1], .ty_desc = src[2],
-                           .label = src[3], .module = src[4],
-                           .srcloc = src[5]};
-            ipe_display_name(name, sizeof(name), &e);
-        } else {
-            const char *con = dbg_heap_con_descr(h, in);
-            if (con)
-                dbg_con_display(con, name, sizeof(name));
-            else
-                snprintf(name, sizeof(name), "-");
-        }
+        if (!debug_info_name(h, in, name, sizeof(name)))
+            snprintf(name, sizeof(name), "-");
         snprintf(buf, len, "%s%s %s", addr, type, name);
     } else if (k == DEBUG_BY_CONSTRUCTOR) {
         const char *con = dbg_heap_con_descr(h, in);

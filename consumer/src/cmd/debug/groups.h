@@ -17,6 +17,11 @@ enum debug_grouping { DEBUG_BY_INFO, DEBUG_BY_CONSTRUCTOR, DEBUG_BY_MODULE,
 /* "info table", "constructor", "module" */
 extern const char *const debug_grouping_title[DEBUG_NGROUPINGS];
 
+/* The name of an info table as every -hi band is named (docs/hi.md, "Band
+ * names": from its provenance), or else its constructor's display, into
+ * buf; 0 (buf untouched) when neither is known. */
+int debug_info_name(dbg_heap *h, dbg_info *in, char *buf, size_t len);
+
 /* The name of the info table's group in a grouping, into buf. With
  * with_addr 0, an info table is named without its address (to match the
  * tables of two heaps of one program). */
