@@ -22,10 +22,6 @@
 #include "Proftimer.h"
 #include "Stats.h"
 
-#if defined(THREADED_RTS)
-#include <pthread.h>
-#endif
-
 /* Note [Locking and pausing the RTS]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * This follows GHC 9.2 to the letter, names, signatures and messages
@@ -305,8 +301,11 @@ rts_listMiscRoots (ListRootsCb cb, void *user)
  * sample number of HEAP_PROF_SAMPLE_BEGIN cannot tell them apart.)
  */
 
-static pthread_mutex_t gc_hold_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t  gc_hold_cond = PTHREAD_COND_INITIALIZER;
+// The request's state, under gc_hold_lock; gc_hold_armed is also read
+// without it, as a quick test, by the GC (pauseAfterGcWanted() and the
+// hook), and is only ever set while holding it.
+static Mutex     gc_hold_lock;
+static Condition gc_hold_cond;
 static bool gc_hold_armed   = false;
 static bool gc_hold_active  = false;
 static bool gc_hold_release = false;
@@ -315,63 +314,72 @@ static bool gc_hold_for_census = false;     // see Note [Pause after a census]
 static StgWord64 gc_hold_census_ns = 0;     // when the held pause after a census began
 
 void
+initPauseAfterGc (void)
+{
+    // Never closed: the debug stub's thread may still withdraw or release
+    // a request while hs_exit() runs.
+    initMutex(&gc_hold_lock);
+    initCondition(&gc_hold_cond);
+}
+
+void
 pauseAfterGcArm (PauseAfterGcCb on_paused)
 {
-    pthread_mutex_lock(&gc_hold_lock);
+    ACQUIRE_LOCK(&gc_hold_lock);
     gc_hold_cb = on_paused;
     gc_hold_for_census = false;
     SEQ_CST_STORE(&gc_hold_armed, true);
-    pthread_mutex_unlock(&gc_hold_lock);
+    RELEASE_LOCK(&gc_hold_lock);
 }
 
 void
 pauseAfterGcArmCensus (PauseAfterGcCb on_paused)
 {
-    pthread_mutex_lock(&gc_hold_lock);
+    ACQUIRE_LOCK(&gc_hold_lock);
     gc_hold_cb = on_paused;
     gc_hold_for_census = true;
     SEQ_CST_STORE(&gc_hold_armed, true);
-    pthread_mutex_unlock(&gc_hold_lock);
+    RELEASE_LOCK(&gc_hold_lock);
     requestHeapCensus();
 }
 
 StgWord64
 pauseAfterGcCensus (void)
 {
-    pthread_mutex_lock(&gc_hold_lock);
+    ACQUIRE_LOCK(&gc_hold_lock);
     StgWord64 t = gc_hold_active ? gc_hold_census_ns : 0;
-    pthread_mutex_unlock(&gc_hold_lock);
+    RELEASE_LOCK(&gc_hold_lock);
     return t;
 }
 
 bool
 pauseAfterGcDisarm (void)
 {
-    pthread_mutex_lock(&gc_hold_lock);
+    ACQUIRE_LOCK(&gc_hold_lock);
     bool was = gc_hold_armed;
     SEQ_CST_STORE(&gc_hold_armed, false);
-    pthread_mutex_unlock(&gc_hold_lock);
+    RELEASE_LOCK(&gc_hold_lock);
     return was;
 }
 
 bool
 pauseAfterGcHeld (void)
 {
-    pthread_mutex_lock(&gc_hold_lock);
+    ACQUIRE_LOCK(&gc_hold_lock);
     bool held = gc_hold_active;
-    pthread_mutex_unlock(&gc_hold_lock);
+    RELEASE_LOCK(&gc_hold_lock);
     return held;
 }
 
 void
 pauseAfterGcRelease (void)
 {
-    pthread_mutex_lock(&gc_hold_lock);
+    ACQUIRE_LOCK(&gc_hold_lock);
     if (gc_hold_active) {
         gc_hold_release = true;
-        pthread_cond_broadcast(&gc_hold_cond);
+        broadcastCondition(&gc_hold_cond);
     }
-    pthread_mutex_unlock(&gc_hold_lock);
+    RELEASE_LOCK(&gc_hold_lock);
 }
 
 bool
@@ -386,11 +394,11 @@ pauseAfterGcHook (Task *task, bool major_seq_gc)
 {
     if (!major_seq_gc || !SEQ_CST_LOAD(&gc_hold_armed)) return;
 
-    pthread_mutex_lock(&gc_hold_lock);
+    ACQUIRE_LOCK(&gc_hold_lock);
     if (!gc_hold_armed || RELAXED_LOAD(&sched_state) != SCHED_RUNNING
         || (gc_hold_for_census && RELAXED_LOAD(&performHeapProfile))) {
         // (not the census's GC: see Note [Pause after a census])
-        pthread_mutex_unlock(&gc_hold_lock);
+        RELEASE_LOCK(&gc_hold_lock);
         return;
     }
     gc_hold_census_ns = gc_hold_for_census ? TimeToNS(stat_getElapsedTime()) : 0;
@@ -399,19 +407,19 @@ pauseAfterGcHook (Task *task, bool major_seq_gc)
     gc_hold_release = false;
     rts_pausing_task = task;
     PauseAfterGcCb cb = gc_hold_cb;
-    pthread_mutex_unlock(&gc_hold_lock);
+    RELEASE_LOCK(&gc_hold_lock);
 
     if (cb != NULL) cb();
 
-    pthread_mutex_lock(&gc_hold_lock);
+    ACQUIRE_LOCK(&gc_hold_lock);
     while (!gc_hold_release) {
-        pthread_cond_wait(&gc_hold_cond, &gc_hold_lock);
+        waitCondition(&gc_hold_cond, &gc_hold_lock);
     }
     rts_pausing_task = NULL;
     gc_hold_active = false;
     gc_hold_release = false;
     gc_hold_census_ns = 0;
-    pthread_mutex_unlock(&gc_hold_lock);
+    RELEASE_LOCK(&gc_hold_lock);
 }
 
 #else /* !THREADED_RTS */

@@ -39,6 +39,7 @@ void pauseListGcOnlyRoots (ListRootsCb cb, void *user);
  * pauseAfterGcDisarm() withdraws a request that has not fired yet and
  * reports whether it had. */
 typedef void (*PauseAfterGcCb)(void);
+void initPauseAfterGc    (void);  // from initScheduler()
 void pauseAfterGcArm     (PauseAfterGcCb on_paused);
 bool pauseAfterGcDisarm  (void);
 void pauseAfterGcRelease (void);

@@ -53,7 +53,7 @@
  */
 
 #define DEFAULT_CLIENT_BOUND   ((size_t)4 << 20)
-#define MIN_CLIENT_BOUND       ((size_t)64 << 10)
+#define MIN_CLIENT_BOUND       ((size_t)EVENTLOG_SOCKET_MIN_BUFFER)
 #define MAX_UNIT               ((size_t)64 << 20)
 #define SHUTDOWN_DRAIN_NS      (500 * 1000 * 1000L)
 
@@ -108,12 +108,20 @@ static const EventLogWriter teeWriter = {
  * Configuration
  * ---------------------------------------------------------------------------*/
 
-/* A size with an optional k/m/g suffix. Not RtsFlags.c's decodeSize: that
- * one ends the program on a bad value (stg_exit), where a bad
- * GHC_EVENTLOG_SOCKET_BUFFER is only reported and the default kept, and
- * reads sizes with atof and the last character, so that "4x" or "1.5.2m"
- * pass unnoticed; making it report instead of exit would change GHC's own
- * flags. */
+/* Note [Two readers of a buffer size]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * +RTS --eventlog-socket-buffer=<size> is an RTS flag like -A: RtsFlags.c
+ * reads it with its own decodeSize, and a size out of range ends the
+ * program with GHC's message, as for any flag. GHC_EVENTLOG_SOCKET_BUFFER
+ * is read here instead: an environment variable is often set for a whole
+ * shell or service, and a bad one must not stop the program it reaches,
+ * so it is reported and the default kept. decodeSize cannot do that (it
+ * exits), and it reads a size with atof and the last character, taking
+ * "4x" or "1.5.2m" for something; parse_size refuses both.
+ */
+
+/* A size with an optional k/m/g suffix; see Note [Two readers of a buffer
+ * size]. */
 static bool
 parse_size(const char *s, size_t *out)
 {
@@ -146,6 +154,14 @@ set_addr(const char *addr)
     return true;
 }
 
+void
+eventLogSocketSetBuffer(StgWord64 bytes)
+{
+    // RtsFlags.c has checked the bounds.
+    sock.fan.bound = (size_t)bytes;
+}
+
+/* GHC_EVENTLOG_SOCKET_BUFFER; see Note [Two readers of a buffer size]. */
 static bool
 set_bound(const char *s)
 {
@@ -172,8 +188,6 @@ eventLogSocketParseFlag(const char *arg, bool *error)
         sock.wait = true;
     } else if (strcmp(rest, "-required") == 0) {
         sock.required = true;
-    } else if (strncmp(rest, "-buffer=", 8) == 0) {
-        if (!set_bound(rest + 8)) *error = true;
     } else {
         return false;
     }

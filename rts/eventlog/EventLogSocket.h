@@ -13,9 +13,16 @@
 
 #include "BeginPrivate.h"
 
-/* RtsFlags.c: consume an --eventlog-socket* flag. Returns false if arg is
- * not one of ours; sets *error (after a message) if it is but is bad. */
+/* RtsFlags.c: consume an --eventlog-socket* flag other than the buffer
+ * size. Returns false if arg is not one of ours; sets *error (after a
+ * message) if it is but is bad. */
 bool eventLogSocketParseFlag(const char *arg, bool *error);
+
+/* RtsFlags.c: --eventlog-socket-buffer=<size>, read with decodeSize like
+ * every size flag of GHC, within these bounds (bytes). */
+#define EVENTLOG_SOCKET_MIN_BUFFER ((StgWord64)64 << 10)
+#define EVENTLOG_SOCKET_MAX_BUFFER ((StgWord64)1 << 40)
+void eventLogSocketSetBuffer(StgWord64 bytes);
 
 /* Trace.c, first thing in initTracing: apply the environment variables and
  * turn eventlogging on when a socket is configured without +RTS -l. */

@@ -16,7 +16,6 @@
 #include "export.h"
 
 #include "cli.h"
-#include "prom.h"
 
 #include <curl/curl.h>
 #include <errno.h>

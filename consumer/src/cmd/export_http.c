@@ -4,7 +4,7 @@
 #include "export.h"
 
 #include "cli.h"
-#include "prom.h"
+#include "rtscope/out/prom.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -16,6 +16,29 @@
 
 /* ---------------------------------------------------------------------- */
 /* HTTP: /metrics and /control/...                                         */
+
+/* The targets as the exposition sees them (prom_source). */
+static void export_write_targets(exporter *ex, FILE *f)
+{
+    prom_source *v = calloc(ex->ntargets + 1, sizeof(*v));
+    if (!v)
+        return;
+    for (size_t i = 0; i < ex->ntargets; i++) {
+        const target *t = ex->targets[i];
+        v[i] = (prom_source){
+            .spec = t->spec,
+            .m = t->m,
+            .ended = t->ended,
+            .receiving = t->state == TARGET_STREAMING,
+            .connects = t->connects,
+            .failures = t->failures,
+            .runs = t->runs,
+            .read_bytes = t->bytes,
+        };
+    }
+    prom_write_sources(f, v, ex->ntargets);
+    free(v);
+}
 
 static void export_write_self(exporter *ex, FILE *f)
 {
@@ -197,7 +220,7 @@ enum MHD_Result export_http(void *cls, struct MHD_Connection *c,
         if (!f)
             return MHD_NO;
         ex->scrapes++;
-        prom_write_targets(f, ex->targets, ex->ntargets);
+        export_write_targets(ex, f);
         export_write_self(ex, f);
         if (fclose(f) != 0) {
             free(body);

@@ -4,7 +4,6 @@
 #include "export.h"
 
 #include "cli.h"
-#include "prom.h"
 
 #include <curl/curl.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "rtscope/out/influx.h"
 #include "rtscope/model/metrics.h"
-#include "prom.h"
+#include "rtscope/out/prom.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -297,16 +297,19 @@ START_TEST(prometheus_exposition)
     const uint64_t bytes[] = {10, 20};
     feed_sample(m, 3000, labels, bytes, 2, 1);
 
-    target t;
-    memset(&t, 0, sizeof(t));
-    t.spec = "unix:/tmp/x.sock";
-    t.state = TARGET_STREAMING;
-    t.m = m;
-    target *ts[] = {&t};
+    prom_source src = {
+        .spec = "unix:/tmp/x.sock",
+        .m = m,
+        .receiving = 1,
+        .connects = 3,
+        .failures = 2,
+        .runs = 1,
+        .read_bytes = 4096,
+    };
     char *out = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
-    prom_write_targets(f, ts, 1);
+    prom_write_sources(f, &src, 1);
     fclose(f);
     const char *want[] = {
         "ghc_up{program=\"we\\\"ird\\\\name\",pid=\"7\"} 1\n",
@@ -319,6 +322,10 @@ START_TEST(prometheus_exposition)
         "band=\"a\\nb\"} 20\n",
         "band=\"other\"} 10\n",
         "rtscope_target_up{target=\"unix:/tmp/x.sock\"} 1\n",
+        "rtscope_target_connects_total{target=\"unix:/tmp/x.sock\"} 3\n",
+        "rtscope_target_failures_total{target=\"unix:/tmp/x.sock\"} 2\n",
+        "rtscope_target_runs_total{target=\"unix:/tmp/x.sock\"} 1\n",
+        "rtscope_target_read_bytes_total{target=\"unix:/tmp/x.sock\"} 4096\n",
     };
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
         ck_assert_msg(strstr(out, want[i]) != NULL, "missing: %s", want[i]);

@@ -329,30 +329,13 @@ done:
 
 int debug_blocks_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"sample", required_argument, NULL, 's'},
-        DEBUG_PAUSE_OPTIONS,
-        {NULL, 0, NULL, 0},
-    };
     long sample = 3;
-    int gc = 1, ch;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 's':
-            if (debug_parse_count(optarg, 0, 100000, &sample) != 0)
-                return debug_usage_error(&debug_cmd_blocks, "--sample %s: not a "
-                                       "number of blocks", optarg);
-            break;
-        case 'n':
-        case 'F':
-            gc = debug_pause_option(ch);
-            break;
-        default:
-            return debug_usage_error(&debug_cmd_blocks, "bad option");
-        }
-    }
-    if (argc - optind != 1)
-        return debug_usage_error(&debug_cmd_blocks, "needs one TARGET");
-    return debug_blocks(argv[optind], (size_t)sample, gc);
+    const debug_opt opts[] = {
+        {"sample", 0, DEBUG_OPT_COUNT, &sample, 0, 100000,
+         "not a number of blocks", NULL, NULL},
+        {NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+    };
+    debug_args a;
+    int r = debug_parse_args(&debug_cmd_blocks, argc, argv, opts, 1, &a);
+    return r >= 0 ? r : debug_blocks(a.target[0], (size_t)sample, a.gc);
 }

@@ -391,59 +391,32 @@ done:
 
 int debug_census_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"by", required_argument, NULL, 'b'},
-        DEBUG_PAUSE_OPTIONS,
-        {"heap-census", no_argument, NULL, 'H'},
-        {NULL, 0, NULL, 0},
+    /* in the order of enum census_by */
+    static const char *const by_names[] = {"type", "constructor", "info",
+                                           "module", NULL};
+    int by = BY_CONSTRUCTOR, by_given = 0, heap_census = 0;
+    const debug_opt opts[] = {
+        {"by", 0, DEBUG_OPT_CHOICE, &by, 0, 0,
+         "use type, constructor, info or module", by_names, &by_given},
+        {"heap-census", 0, DEBUG_OPT_FLAG, &heap_census, 1, 0, NULL, NULL,
+         NULL},
+        {NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
     };
-    enum census_by by = BY_CONSTRUCTOR;
-    int gc = 1, ch, heap_census = 0, by_given = 0;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'b':
-            by_given = 1;
-            if (strcmp(optarg, "type") == 0)
-                by = BY_TYPE;
-            else if (strcmp(optarg, "constructor") == 0)
-                by = BY_CONSTRUCTOR;
-            else if (strcmp(optarg, "info") == 0)
-                by = BY_INFO;
-            else if (strcmp(optarg, "module") == 0)
-                by = BY_MODULE;
-            else
-                return debug_usage_error(&debug_cmd_census,
-                                         "--by %s: use type, constructor, "
-                                         "info or module",
-                                         optarg);
-            break;
-        case 'n':
-        case 'F':
-            gc = debug_pause_option(ch);
-            break;
-        case 'H':
-            heap_census = 1;
-            break;
-        default:
-            return debug_usage_error(&debug_cmd_census, "bad option");
-        }
-    }
-    if (argc - optind != 1)
-        return debug_usage_error(&debug_cmd_census, "needs one TARGET");
-    if (heap_census && (gc != DBG_PAUSE_AFTER_GC || by_given))
+    debug_args a;
+    int r = debug_parse_args(&debug_cmd_census, argc, argv, opts, 1, &a);
+    if (r >= 0)
+        return r;
+    if (heap_census && (a.gc_given || by_given))
         return debug_usage_error(&debug_cmd_census,
                                  "--heap-census has its own pause and bands: "
                                  "no --no-gc, --fork or --by");
-    return debug_census(argv[optind], heap_census ? BY_HEAP_BAND : by, gc);
+    return debug_census(a.target[0], heap_census ? BY_HEAP_BAND
+                                                 : (enum census_by)by, a.gc);
 }
 
 int debug_thunks_run(int argc, char **argv)
 {
-    int gc = 1;
-    const char *target = NULL;
-    int r = debug_target_and_gc(&debug_cmd_thunks, argc, argv, &target, &gc);
-    if (r >= 0)
-        return r;
-    return debug_census(target, BY_THUNK_SOURCE, gc);
+    debug_args a;
+    int r = debug_parse_args(&debug_cmd_thunks, argc, argv, NULL, 1, &a);
+    return r >= 0 ? r : debug_census(a.target[0], BY_THUNK_SOURCE, a.gc);
 }

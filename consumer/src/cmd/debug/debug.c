@@ -68,32 +68,6 @@ int debug_usage_error(const debug_command *dc, const char *fmt, ...)
     return r;
 }
 
-int debug_pause_option(int ch)
-{
-    return ch == 'F' ? DBG_PAUSE_FORK : DBG_PAUSE_NOW;
-}
-
-int debug_target_and_gc(const debug_command *dc, int argc, char **argv,
-                        const char **target, int *gc)
-{
-    static const struct option longopts[] = {
-        DEBUG_PAUSE_OPTIONS,
-        {NULL, 0, NULL, 0},
-    };
-    int ch;
-    *gc = DBG_PAUSE_AFTER_GC;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        if ((ch != 'n' && ch != 'F') || !dc->no_gc)
-            return debug_usage_error(dc, "bad option");
-        *gc = debug_pause_option(ch);
-    }
-    if (argc - optind != 1)
-        return debug_usage_error(dc, "needs one TARGET");
-    *target = argv[optind];
-    return -1;
-}
-
 /* ---- list ------------------------------------------------------------- */
 
 static int debug_list(void)
@@ -172,18 +146,16 @@ static int debug_list_run(int argc, char **argv)
 
 static int debug_pause_run(int argc, char **argv)
 {
-    int gc = 1;
-    const char *target = NULL;
-    int r = debug_target_and_gc(&debug_cmd_pause, argc, argv, &target, &gc);
-    return r >= 0 ? r : debug_pause_cmd(target, 1);
+    debug_args a;
+    int r = debug_parse_args(&debug_cmd_pause, argc, argv, NULL, 1, &a);
+    return r >= 0 ? r : debug_pause_cmd(a.target[0], 1);
 }
 
 static int debug_resume_run(int argc, char **argv)
 {
-    int gc = 1;
-    const char *target = NULL;
-    int r = debug_target_and_gc(&debug_cmd_resume, argc, argv, &target, &gc);
-    return r >= 0 ? r : debug_pause_cmd(target, 0);
+    debug_args a;
+    int r = debug_parse_args(&debug_cmd_resume, argc, argv, NULL, 1, &a);
+    return r >= 0 ? r : debug_pause_cmd(a.target[0], 0);
 }
 
 /* ---- the table -------------------------------------------------------- */

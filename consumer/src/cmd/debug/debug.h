@@ -40,11 +40,42 @@ int debug_usage_error(const debug_command *dc, const char *fmt, ...)
 /* The pause mode (an enum dbg_pause_mode) of option ch ('n' or 'F'). */
 int debug_pause_option(int ch);
 
-/* For subcommands whose only options are DEBUG_PAUSE_OPTIONS: parse them
- * and the one TARGET. Returns -1 when they are good (*target, *gc set to a
- * dbg_pause_mode), else the exit status of the usage error. */
-int debug_target_and_gc(const debug_command *dc, int argc, char **argv,
-                        const char **target, int *gc);
+/* A subcommand's option, for debug_parse_args: its long name, a short one
+ * (or 0), what its argument must be and where it goes. A bad argument is
+ * the usage error "--NAME ARG: BAD". See Note [One option parser for the
+ * debug commands] in args.c. */
+enum debug_opt_kind {
+    DEBUG_OPT_COUNT,   /* long *value: a whole number from min to max */
+    DEBUG_OPT_STRING,  /* const char **value: the argument as given */
+    DEBUG_OPT_FLAG,    /* int *value: set to min; takes no argument */
+    DEBUG_OPT_ADDR,    /* uint64_t *value: a non-zero hexadecimal address */
+    DEBUG_OPT_PERCENT, /* double *value: above 0, at most 100 */
+    DEBUG_OPT_CHOICE,  /* int *value: the argument's index in choices */
+};
+typedef struct debug_opt {
+    const char *name;
+    int short_name;
+    enum debug_opt_kind kind;
+    void *value;
+    long min, max;
+    const char *bad;
+    const char *const *choices; /* DEBUG_OPT_CHOICE: NULL-terminated */
+    int *given;                 /* incremented each time given, or NULL */
+} debug_opt;
+
+/* What every subcommand gets besides its own options. */
+typedef struct debug_args {
+    int gc;       /* an enum dbg_pause_mode: after a GC unless --no-gc/--fork */
+    int gc_given; /* --no-gc or --fork was given */
+    const char *target[2];
+} debug_args;
+
+/* Parse argv (argv[0] the subcommand's name) against opts (ended by an
+ * entry whose name is NULL; NULL for none), the pause options when
+ * dc->no_gc, and exactly ntargets TARGETs (1 or 2). Returns -1 when all is
+ * good (*a filled), else the exit status of the usage error it printed. */
+int debug_parse_args(const debug_command *dc, int argc, char **argv,
+                     const debug_opt *opts, int ntargets, debug_args *a);
 
 /* One line of a retainer path: address, closure type, constructor,
  * source; "(root)" when root. */

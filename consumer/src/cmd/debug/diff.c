@@ -291,37 +291,17 @@ done:
 
 int debug_diff_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        DEBUG_PAUSE_OPTIONS,
-        {"limit", required_argument, NULL, 'l'},
-        {"paths", required_argument, NULL, 'p'},
-        {NULL, 0, NULL, 0},
-    };
-    int gc = 1, ch;
     long limit = 20, paths = 3;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'n':
-        case 'F':
-            gc = debug_pause_option(ch);
-            break;
-        case 'l':
-            if (debug_parse_count(optarg, 1, 1000000, &limit) != 0)
-                return debug_usage_error(&debug_cmd_diff, "--limit %s: not a "
-                                         "positive number", optarg);
-            break;
-        case 'p':
-            if (debug_parse_count(optarg, 0, 100, &paths) != 0)
-                return debug_usage_error(&debug_cmd_diff, "--paths %s: a "
-                                         "number from 0 to 100", optarg);
-            break;
-        default:
-            return debug_usage_error(&debug_cmd_diff, "bad option");
-        }
-    }
-    if (argc - optind != 2)
-        return debug_usage_error(&debug_cmd_diff, "needs two TARGETs: A B");
-    return debug_diff(argv[optind], argv[optind + 1], gc, (size_t)limit,
-                      (size_t)paths);
+    const debug_opt opts[] = {
+        {"limit", 0, DEBUG_OPT_COUNT, &limit, 1, 1000000,
+         "not a positive number", NULL, NULL},
+        {"paths", 0, DEBUG_OPT_COUNT, &paths, 0, 100,
+         "a number from 0 to 100", NULL, NULL},
+        {NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+    };
+    debug_args a;
+    int r = debug_parse_args(&debug_cmd_diff, argc, argv, opts, 2, &a);
+    return r >= 0 ? r
+                  : debug_diff(a.target[0], a.target[1], a.gc, (size_t)limit,
+                               (size_t)paths);
 }

@@ -468,46 +468,20 @@ done:
 
 int debug_dominators_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        DEBUG_PAUSE_OPTIONS,
-        {"threshold", required_argument, NULL, 't'},
-        {"limit", required_argument, NULL, 'l'},
-        {"html", required_argument, NULL, 'H'},
-        {NULL, 0, NULL, 0},
-    };
-    int gc = 1, ch;
     const char *html = NULL;
     double threshold = 10.0;
     long limit = 20;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'n':
-        case 'F':
-            gc = debug_pause_option(ch);
-            break;
-        case 't': {
-            char *end;
-            threshold = strtod(optarg, &end);
-            if (end == optarg || *end || !(threshold > 0 && threshold <= 100))
-                return debug_usage_error(&debug_cmd_dominators,
-                                         "--threshold %s: a percentage "
-                                         "above 0, at most 100", optarg);
-            break;
-        }
-        case 'l':
-            if (debug_parse_count(optarg, 1, 1000000, &limit) != 0)
-                return debug_usage_error(&debug_cmd_dominators, "--limit %s: "
-                                         "not a positive number", optarg);
-            break;
-        case 'H':
-            html = optarg;
-            break;
-        default:
-            return debug_usage_error(&debug_cmd_dominators, "bad option");
-        }
-    }
-    if (argc - optind != 1)
-        return debug_usage_error(&debug_cmd_dominators, "needs one TARGET");
-    return debug_dominators(argv[optind], gc, threshold, (size_t)limit, html);
+    const debug_opt opts[] = {
+        {"threshold", 0, DEBUG_OPT_PERCENT, &threshold, 0, 0,
+         "a percentage above 0, at most 100", NULL, NULL},
+        {"limit", 0, DEBUG_OPT_COUNT, &limit, 1, 1000000,
+         "not a positive number", NULL, NULL},
+        {"html", 0, DEBUG_OPT_STRING, &html, 0, 0, NULL, NULL, NULL},
+        {NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+    };
+    debug_args a;
+    int r = debug_parse_args(&debug_cmd_dominators, argc, argv, opts, 1, &a);
+    return r >= 0 ? r
+                  : debug_dominators(a.target[0], a.gc, threshold,
+                                     (size_t)limit, html);
 }

@@ -300,30 +300,13 @@ done:
 
 int debug_dups_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"limit", required_argument, NULL, 'l'},
-        DEBUG_PAUSE_OPTIONS,
-        {NULL, 0, NULL, 0},
-    };
     long limit = 20;
-    int gc = 1, ch;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'l':
-            if (debug_parse_count(optarg, 1, 100000000, &limit) != 0)
-                return debug_usage_error(&debug_cmd_dups, "--limit %s: not a "
-                                       "positive number", optarg);
-            break;
-        case 'n':
-        case 'F':
-            gc = debug_pause_option(ch);
-            break;
-        default:
-            return debug_usage_error(&debug_cmd_dups, "bad option");
-        }
-    }
-    if (argc - optind != 1)
-        return debug_usage_error(&debug_cmd_dups, "needs one TARGET");
-    return debug_dups(argv[optind], (size_t)limit, gc);
+    const debug_opt opts[] = {
+        {"limit", 0, DEBUG_OPT_COUNT, &limit, 1, 100000000,
+         "not a positive number", NULL, NULL},
+        {NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+    };
+    debug_args a;
+    int r = debug_parse_args(&debug_cmd_dups, argc, argv, opts, 1, &a);
+    return r >= 0 ? r : debug_dups(a.target[0], (size_t)limit, a.gc);
 }

@@ -295,30 +295,16 @@ done:
 
 int debug_gml_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        DEBUG_PAUSE_OPTIONS,
-        {NULL, 0, NULL, 0},
-    };
     const char *out = NULL;
-    int gc = 1, ch;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'o':
-            out = optarg;
-            break;
-        case 'n':
-        case 'F':
-            gc = debug_pause_option(ch);
-            break;
-        default:
-            return debug_usage_error(&debug_cmd_gml, "bad option");
-        }
-    }
-    if (argc - optind != 1)
-        return debug_usage_error(&debug_cmd_gml, "needs one TARGET");
+    const debug_opt opts[] = {
+        {"output", 'o', DEBUG_OPT_STRING, &out, 0, 0, NULL, NULL, NULL},
+        {NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+    };
+    debug_args a;
+    int r = debug_parse_args(&debug_cmd_gml, argc, argv, opts, 1, &a);
+    if (r >= 0)
+        return r;
     if (!out)
         return debug_usage_error(&debug_cmd_gml, "gml needs -o FILE");
-    return debug_gml(argv[optind], out, gc);
+    return debug_gml(a.target[0], out, a.gc);
 }

@@ -212,60 +212,27 @@ done:
 
 int debug_retainers_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"constructor", required_argument, NULL, 'c'},
-        {"info", required_argument, NULL, 'i'},
-        {"address", required_argument, NULL, 'a'},
-        {"limit", required_argument, NULL, 'l'},
-        DEBUG_PAUSE_OPTIONS,
-        {NULL, 0, NULL, 0},
-    };
     const char *name = NULL;
     uint64_t info = 0, addr = 0;
-    int nsel = 0, gc = 1, ch;
+    int nsel = 0;
     long limit = 1;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'c':
-            name = optarg;
-            nsel++;
-            break;
-        case 'i':
-        case 'a': {
-            char *end;
-            unsigned long long v = strtoull(optarg, &end, 16);
-            if (*end || v == 0)
-                return debug_usage_error(&debug_cmd_retainers,
-                                         "--%s %s: not an address",
-                                         ch == 'i' ? "info" : "address",
-                                         optarg);
-            if (ch == 'i')
-                info = v;
-            else
-                addr = v;
-            nsel++;
-            break;
-        }
-        case 'l':
-            if (debug_parse_count(optarg, 1, 1000000, &limit) != 0)
-                return debug_usage_error(&debug_cmd_retainers,
-                                         "--limit %s: not a positive number",
-                                         optarg);
-            break;
-        case 'n':
-        case 'F':
-            gc = debug_pause_option(ch);
-            break;
-        default:
-            return debug_usage_error(&debug_cmd_retainers, "bad option");
-        }
-    }
-    if (argc - optind != 1)
-        return debug_usage_error(&debug_cmd_retainers, "needs one TARGET");
+    const debug_opt opts[] = {
+        {"constructor", 0, DEBUG_OPT_STRING, &name, 0, 0, NULL, NULL, &nsel},
+        {"info", 0, DEBUG_OPT_ADDR, &info, 0, 0, "not an address", NULL,
+         &nsel},
+        {"address", 0, DEBUG_OPT_ADDR, &addr, 0, 0, "not an address", NULL,
+         &nsel},
+        {"limit", 0, DEBUG_OPT_COUNT, &limit, 1, 1000000,
+         "not a positive number", NULL, NULL},
+        {NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+    };
+    debug_args a;
+    int r = debug_parse_args(&debug_cmd_retainers, argc, argv, opts, 1, &a);
+    if (r >= 0)
+        return r;
     if (nsel != 1)
         return debug_usage_error(&debug_cmd_retainers,
                                  "needs one of --constructor NAME, --info "
                                  "ADDR, --address ADDR");
-    return debug_retainers(argv[optind], name, info, addr, (size_t)limit, gc);
+    return debug_retainers(a.target[0], name, info, addr, (size_t)limit, a.gc);
 }

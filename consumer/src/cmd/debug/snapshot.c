@@ -112,34 +112,18 @@ done:
 
 int debug_snapshot_cmd_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        DEBUG_PAUSE_OPTIONS,
-        {"no-blocks", no_argument, NULL, 'B'},
-        {NULL, 0, NULL, 0},
-    };
     const char *out = NULL;
-    int gc = 1, blocks = 1, ch;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'o':
-            out = optarg;
-            break;
-        case 'n':
-        case 'F':
-            gc = debug_pause_option(ch);
-            break;
-        case 'B':
-            blocks = 0;
-            break;
-        default:
-            return debug_usage_error(&debug_cmd_snapshot, "bad option");
-        }
-    }
-    if (argc - optind != 1)
-        return debug_usage_error(&debug_cmd_snapshot, "needs one TARGET");
+    int blocks = 1;
+    const debug_opt opts[] = {
+        {"output", 'o', DEBUG_OPT_STRING, &out, 0, 0, NULL, NULL, NULL},
+        {"no-blocks", 0, DEBUG_OPT_FLAG, &blocks, 0, 0, NULL, NULL, NULL},
+        {NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+    };
+    debug_args a;
+    int r = debug_parse_args(&debug_cmd_snapshot, argc, argv, opts, 1, &a);
+    if (r >= 0)
+        return r;
     if (!out)
         return debug_usage_error(&debug_cmd_snapshot, "needs -o FILE");
-    return debug_snapshot_run(argv[optind], out, gc, blocks);
+    return debug_snapshot_run(a.target[0], out, a.gc, blocks);
 }

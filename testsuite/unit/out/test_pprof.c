@@ -1,10 +1,11 @@
-/* Check unit tests for rtscope pprof: the census the profile model keeps
- * (largest, Nth, nearest a time, last; several values of one band in a
- * census add up; a census cut short by the end of the stream still
- * counts), and the profile.proto lib/out/pprof.c writes, read back with
- * protobuf-c and zlib: string_table[0] = "", one sample type, a -hc band's
- * stack as its cost centres innermost first, a difference with negative
- * samples. Events are given already decoded. */
+/* Check unit tests for librtscope-out (the .hp writer is in test_hp.c).
+ * pprof: the census the profile model keeps (largest, Nth, nearest a time,
+ * last; several values of one band in a census add up; a census cut short
+ * by the end of the stream still counts), and the profile.proto
+ * lib/out/pprof.c writes, read back with protobuf-c and zlib:
+ * string_table[0] = "", one sample type, a -hc band's stack as its cost
+ * centres innermost first, a difference with negative samples. Events are
+ * given already decoded. */
 #define _POSIX_C_SOURCE 200809L
 #include "rtscope/model/profile.h"
 #include "rtscope/out/pprof.h"
@@ -262,6 +263,8 @@ START_TEST(diff_base)
 }
 END_TEST
 
+Suite *hp_suite(void); /* test_hp.c */
+
 int main(void)
 {
     Suite *s = suite_create("pprof");
@@ -271,6 +274,7 @@ int main(void)
     tcase_add_test(tc, diff_base);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
+    srunner_add_suite(sr, hp_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

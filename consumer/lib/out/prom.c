@@ -8,12 +8,13 @@
  * a band named "other" that sums the rest, so one program has at most N+1
  * band series at a time whatever its heap holds. Values the runtime never
  * reported (blocks size and memory returned are GHC 9.2 events, which a
- * stock 9.0.2 runtime does not write) are left out rather than shown as 0. Two targets reaching the same program (the
- * same socket given twice) would produce duplicate series, which
- * Prometheus rejects; the second one is skipped.
+ * stock 9.0.2 runtime does not write) are left out rather than shown as 0.
+ * Two sources reaching the same program (the same socket given twice) would
+ * produce duplicate series, which Prometheus rejects; the second one is
+ * skipped.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "prom.h"
+#include "rtscope/out/prom.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -60,13 +61,13 @@ static void prom_dbl(FILE *f, const char *name, const metrics *m, double v)
     fprintf(f, "} %.9g\n", v);
 }
 
-/* The models to show: each target's run, once per {program, pid}. */
-static size_t prom_models(target *const *targets, size_t n,
+/* The models to show: each source's run, once per {program, pid}. */
+static size_t prom_models(const prom_source *sources, size_t n,
                           const metrics **out)
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        const metrics *m = targets[i]->m;
+        const metrics *m = sources[i].m;
         if (!m || !m->have_pid)
             continue;
         int dup = 0;
@@ -175,7 +176,7 @@ static int prom_value(const metrics *m, enum prom_field f, double *v)
 }
 
 static void prom_write_programs(FILE *f, const metrics **ms, size_t k,
-                                target *const *targets, size_t n)
+                                const prom_source *sources, size_t n)
 {
     prom_write_family(f, "ghc_up", "gauge",
                       "1 while rtscope receives the program's eventlog, 0 "
@@ -183,8 +184,8 @@ static void prom_write_programs(FILE *f, const metrics **ms, size_t k,
     for (size_t i = 0; i < k; i++) {
         int up = 0;
         for (size_t j = 0; j < n; j++)
-            if (targets[j]->m == ms[i])
-                up = !targets[j]->ended;
+            if (sources[j].m == ms[i])
+                up = !sources[j].ended;
         prom_u64(f, "ghc_up", ms[i], (unsigned long long)up);
     }
     for (size_t s = 0; s < sizeof(prom_scalars) / sizeof(prom_scalars[0]);
@@ -291,20 +292,20 @@ static void prom_write_programs(FILE *f, const metrics **ms, size_t k,
     }
 }
 
-static void prom_target_family(FILE *f, target *const *targets, size_t n,
+static void prom_target_family(FILE *f, const prom_source *sources, size_t n,
                                const char *name, const char *type,
                                const char *help, int which)
 {
     prom_write_family(f, name, type, help);
     for (size_t i = 0; i < n; i++) {
-        const target *t = targets[i];
+        const prom_source *t = &sources[i];
         unsigned long long v = 0;
         switch (which) {
-        case 0: v = t->state == TARGET_STREAMING && t->m && !t->ended; break;
+        case 0: v = t->receiving && t->m && !t->ended; break;
         case 1: v = t->connects; break;
         case 2: v = t->failures; break;
         case 3: v = t->runs; break;
-        default: v = t->bytes; break;
+        default: v = t->read_bytes; break;
         }
         fprintf(f, "%s{target=\"", name);
         prom_write_label_value(f, t->spec);
@@ -312,28 +313,28 @@ static void prom_target_family(FILE *f, target *const *targets, size_t n,
     }
 }
 
-void prom_write_targets(FILE *f, target *const *targets, size_t n)
+void prom_write_sources(FILE *f, const prom_source *sources, size_t n)
 {
     const metrics *stack[64];
     const metrics **ms =
         n <= 64 ? stack : calloc(n, sizeof(metrics *)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
     if (ms) {
-        size_t k = prom_models(targets, n, ms);
-        prom_write_programs(f, ms, k, targets, n);
+        size_t k = prom_models(sources, n, ms);
+        prom_write_programs(f, ms, k, sources, n);
         if (ms != stack)
             free((void *)ms);
     }
-    prom_target_family(f, targets, n, "rtscope_target_up", "gauge",
+    prom_target_family(f, sources, n, "rtscope_target_up", "gauge",
                        "1 while the target's eventlog is being received.", 0);
-    prom_target_family(f, targets, n, "rtscope_target_connects_total",
+    prom_target_family(f, sources, n, "rtscope_target_connects_total",
                        "counter", "Connection attempts to the target.", 1);
-    prom_target_family(f, targets, n, "rtscope_target_failures_total",
+    prom_target_family(f, sources, n, "rtscope_target_failures_total",
                        "counter",
                        "Failed connections and malformed streams.", 2);
-    prom_target_family(f, targets, n, "rtscope_target_runs_total", "counter",
+    prom_target_family(f, sources, n, "rtscope_target_runs_total", "counter",
                        "Program runs seen on the target (one per "
                        "connection that delivered an eventlog).",
                        3);
-    prom_target_family(f, targets, n, "rtscope_target_read_bytes_total",
+    prom_target_family(f, sources, n, "rtscope_target_read_bytes_total",
                        "counter", "Bytes read from the target.", 4);
 }
