@@ -331,9 +331,12 @@ int debug_blocks_run(int argc, char **argv)
 {
     long sample = 3;
     const debug_opt opts[] = {
-        {"sample", 0, DEBUG_OPT_COUNT, &sample, 0, 100000,
-         "not a number of blocks", NULL, NULL},
-        {NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+        {.name = "sample",
+         .kind = DEBUG_OPT_COUNT,
+         .value = &sample,
+         .max = 100000,
+         .bad = "not a number of blocks"},
+        DEBUG_OPT_END,
     };
     debug_args a;
     int r = debug_parse_args(&debug_cmd_blocks, argc, argv, opts, 1, &a);

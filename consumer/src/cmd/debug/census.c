@@ -396,11 +396,17 @@ int debug_census_run(int argc, char **argv)
                                            "module", NULL};
     int by = BY_CONSTRUCTOR, by_given = 0, heap_census = 0;
     const debug_opt opts[] = {
-        {"by", 0, DEBUG_OPT_CHOICE, &by, 0, 0,
-         "use type, constructor, info or module", by_names, &by_given},
-        {"heap-census", 0, DEBUG_OPT_FLAG, &heap_census, 1, 0, NULL, NULL,
-         NULL},
-        {NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+        {.name = "by",
+         .kind = DEBUG_OPT_CHOICE,
+         .value = &by,
+         .bad = "use type, constructor, info or module",
+         .choices = by_names,
+         .given = &by_given},
+        {.name = "heap-census",
+         .kind = DEBUG_OPT_FLAG,
+         .value = &heap_census,
+         .min = 1},
+        DEBUG_OPT_END,
     };
     debug_args a;
     int r = debug_parse_args(&debug_cmd_census, argc, argv, opts, 1, &a);

@@ -62,6 +62,8 @@ typedef struct debug_opt {
     const char *const *choices; /* DEBUG_OPT_CHOICE: NULL-terminated */
     int *given;                 /* incremented each time given, or NULL */
 } debug_opt;
+/* The end of a subcommand's table of options. */
+#define DEBUG_OPT_END {NULL, 0, DEBUG_OPT_COUNT, NULL, 0, 0, NULL, NULL, NULL}
 
 /* What every subcommand gets besides its own options. */
 typedef struct debug_args {

@@ -293,11 +293,18 @@ int debug_diff_run(int argc, char **argv)
 {
     long limit = 20, paths = 3;
     const debug_opt opts[] = {
-        {"limit", 0, DEBUG_OPT_COUNT, &limit, 1, 1000000,
-         "not a positive number", NULL, NULL},
-        {"paths", 0, DEBUG_OPT_COUNT, &paths, 0, 100,
-         "a number from 0 to 100", NULL, NULL},
-        {NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+        {.name = "limit",
+         .kind = DEBUG_OPT_COUNT,
+         .value = &limit,
+         .min = 1,
+         .max = 1000000,
+         .bad = "not a positive number"},
+        {.name = "paths",
+         .kind = DEBUG_OPT_COUNT,
+         .value = &paths,
+         .max = 100,
+         .bad = "a number from 0 to 100"},
+        DEBUG_OPT_END,
     };
     debug_args a;
     int r = debug_parse_args(&debug_cmd_diff, argc, argv, opts, 2, &a);

@@ -472,12 +472,18 @@ int debug_dominators_run(int argc, char **argv)
     double threshold = 10.0;
     long limit = 20;
     const debug_opt opts[] = {
-        {"threshold", 0, DEBUG_OPT_PERCENT, &threshold, 0, 0,
-         "a percentage above 0, at most 100", NULL, NULL},
-        {"limit", 0, DEBUG_OPT_COUNT, &limit, 1, 1000000,
-         "not a positive number", NULL, NULL},
-        {"html", 0, DEBUG_OPT_STRING, &html, 0, 0, NULL, NULL, NULL},
-        {NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+        {.name = "threshold",
+         .kind = DEBUG_OPT_PERCENT,
+         .value = &threshold,
+         .bad = "a percentage above 0, at most 100"},
+        {.name = "limit",
+         .kind = DEBUG_OPT_COUNT,
+         .value = &limit,
+         .min = 1,
+         .max = 1000000,
+         .bad = "not a positive number"},
+        {.name = "html", .kind = DEBUG_OPT_STRING, .value = &html},
+        DEBUG_OPT_END,
     };
     debug_args a;
     int r = debug_parse_args(&debug_cmd_dominators, argc, argv, opts, 1, &a);

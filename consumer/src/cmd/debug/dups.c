@@ -302,9 +302,13 @@ int debug_dups_run(int argc, char **argv)
 {
     long limit = 20;
     const debug_opt opts[] = {
-        {"limit", 0, DEBUG_OPT_COUNT, &limit, 1, 100000000,
-         "not a positive number", NULL, NULL},
-        {NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+        {.name = "limit",
+         .kind = DEBUG_OPT_COUNT,
+         .value = &limit,
+         .min = 1,
+         .max = 100000000,
+         .bad = "not a positive number"},
+        DEBUG_OPT_END,
     };
     debug_args a;
     int r = debug_parse_args(&debug_cmd_dups, argc, argv, opts, 1, &a);

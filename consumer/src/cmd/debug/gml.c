@@ -297,8 +297,11 @@ int debug_gml_run(int argc, char **argv)
 {
     const char *out = NULL;
     const debug_opt opts[] = {
-        {"output", 'o', DEBUG_OPT_STRING, &out, 0, 0, NULL, NULL, NULL},
-        {NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+        {.name = "output",
+         .short_name = 'o',
+         .kind = DEBUG_OPT_STRING,
+         .value = &out},
+        DEBUG_OPT_END,
     };
     debug_args a;
     int r = debug_parse_args(&debug_cmd_gml, argc, argv, opts, 1, &a);

@@ -217,14 +217,27 @@ int debug_retainers_run(int argc, char **argv)
     int nsel = 0;
     long limit = 1;
     const debug_opt opts[] = {
-        {"constructor", 0, DEBUG_OPT_STRING, &name, 0, 0, NULL, NULL, &nsel},
-        {"info", 0, DEBUG_OPT_ADDR, &info, 0, 0, "not an address", NULL,
-         &nsel},
-        {"address", 0, DEBUG_OPT_ADDR, &addr, 0, 0, "not an address", NULL,
-         &nsel},
-        {"limit", 0, DEBUG_OPT_COUNT, &limit, 1, 1000000,
-         "not a positive number", NULL, NULL},
-        {NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+        {.name = "constructor",
+         .kind = DEBUG_OPT_STRING,
+         .value = &name,
+         .given = &nsel},
+        {.name = "info",
+         .kind = DEBUG_OPT_ADDR,
+         .value = &info,
+         .bad = "not an address",
+         .given = &nsel},
+        {.name = "address",
+         .kind = DEBUG_OPT_ADDR,
+         .value = &addr,
+         .bad = "not an address",
+         .given = &nsel},
+        {.name = "limit",
+         .kind = DEBUG_OPT_COUNT,
+         .value = &limit,
+         .min = 1,
+         .max = 1000000,
+         .bad = "not a positive number"},
+        DEBUG_OPT_END,
     };
     debug_args a;
     int r = debug_parse_args(&debug_cmd_retainers, argc, argv, opts, 1, &a);

@@ -115,9 +115,12 @@ int debug_snapshot_cmd_run(int argc, char **argv)
     const char *out = NULL;
     int blocks = 1;
     const debug_opt opts[] = {
-        {"output", 'o', DEBUG_OPT_STRING, &out, 0, 0, NULL, NULL, NULL},
-        {"no-blocks", 0, DEBUG_OPT_FLAG, &blocks, 0, 0, NULL, NULL, NULL},
-        {NULL, 0, 0, NULL, 0, 0, NULL, NULL, NULL},
+        {.name = "output",
+         .short_name = 'o',
+         .kind = DEBUG_OPT_STRING,
+         .value = &out},
+        {.name = "no-blocks", .kind = DEBUG_OPT_FLAG, .value = &blocks},
+        DEBUG_OPT_END,
     };
     debug_args a;
     int r = debug_parse_args(&debug_cmd_snapshot, argc, argv, opts, 1, &a);
