@@ -24,11 +24,15 @@
 #include <string.h>
 
 #define DEBUG_MAX_OPTS 16
-enum { OPT_NO_GC = 'n', OPT_FORK = 'F', OPT_BASE = 256 };
+/* a table's options get getopt values from OPT_BASE up, clear of
+ * DEBUG_PAUSE_OPTIONS' 'n' and 'F' */
+enum { OPT_BASE = 256 };
+static const struct option pause_opts[] = {DEBUG_PAUSE_OPTIONS};
+#define NPAUSE_OPTS (sizeof(pause_opts) / sizeof(pause_opts[0]))
 
 int debug_pause_option(int ch)
 {
-    return ch == OPT_FORK ? DBG_PAUSE_FORK : DBG_PAUSE_NOW;
+    return ch == 'F' ? DBG_PAUSE_FORK : DBG_PAUSE_NOW;
 }
 
 static int debug_opt_take(const debug_command *dc, const debug_opt *o,
@@ -82,7 +86,7 @@ bad:
 int debug_parse_args(const debug_command *dc, int argc, char **argv,
                      const debug_opt *opts, int ntargets, debug_args *a)
 {
-    struct option longopts[DEBUG_MAX_OPTS + 3];
+    struct option longopts[DEBUG_MAX_OPTS + NPAUSE_OPTS + 1];
     char shorts[2 * DEBUG_MAX_OPTS + 1];
     size_t n = 0, ns = 0;
     for (; opts && opts[n].name; n++) {
@@ -99,10 +103,8 @@ int debug_parse_args(const debug_command *dc, int argc, char **argv,
     }
     shorts[ns] = 0;
     size_t nl = n;
-    if (dc->no_gc) {
-        longopts[nl++] = (struct option){"no-gc", no_argument, NULL, OPT_NO_GC};
-        longopts[nl++] = (struct option){"fork", no_argument, NULL, OPT_FORK};
-    }
+    for (size_t i = 0; dc->no_gc && i < NPAUSE_OPTS; i++)
+        longopts[nl++] = pause_opts[i];
     longopts[nl] = (struct option){NULL, 0, NULL, 0};
 
     memset(a, 0, sizeof(*a));
@@ -120,7 +122,7 @@ int debug_parse_args(const debug_command *dc, int argc, char **argv,
             int r = debug_opt_take(dc, o, optarg);
             if (r >= 0)
                 return r;
-        } else if (ch == OPT_NO_GC || ch == OPT_FORK) {
+        } else if (dc->no_gc && (ch == 'n' || ch == 'F')) {
             a->gc = debug_pause_option(ch);
             a->gc_given = 1;
         } else {
