@@ -90,6 +90,7 @@ static void hp_put_band(FILE *f, const char *s, size_t len)
             /* white space (C locale) and control characters */
             buf[i] = c <= 0x20 || c == 0x7f ? '_' : (char)c;
         }
+        // cppcheck-suppress uninitvar ; the loop above set buf[0..n)
         fwrite(buf, 1, n, f);
         s += n;
         len -= n;
