@@ -136,7 +136,7 @@ parse_size(const char *s, size_t *out)
     case 'g': case 'G': v *= 1024.0 * 1024 * 1024; end++; break;
     default: return false;
     }
-    if (*end != '\0' || v > (double)((size_t)1 << 40)) return false;
+    if (*end != '\0' || v > (double)EVENTLOG_SOCKET_MAX_BUFFER) return false;
     *out = (size_t)v;
     return true;
 }
