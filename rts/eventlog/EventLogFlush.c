@@ -68,12 +68,49 @@
  *
  * flushEventLog(), endEventLogging() and startEventLogging() at run time
  * need every buffer at once.  In the threaded RTS they stop all
- * capabilities (rts_lock() and stopAllCapabilities(), as setNumCapabilities
- * does), after interrupting them so that the running ones come to the
- * scheduler promptly, and release them afterwards.  They must therefore be
- * called through a safe foreign call (an unsafe call holds a capability
- * that would never be given up).  In the non-threaded RTS the caller is the
- * only thread that can post events, so it writes the buffers directly.
+ * capabilities around the work, as setNumCapabilities does, from wherever
+ * they are called: See Note [Calling the eventlog API from anywhere].  In
+ * the non-threaded RTS the caller is the only thread that can post events,
+ * so it writes the buffers directly.
+ */
+
+/* Note [Calling the eventlog API from anywhere]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Nothing in 9.0.2's EventLogWriter.h says how startEventLogging() and
+ * endEventLogging() may be called, and GHC's own test rts/InitEventLogging
+ * calls startEventLogging() through an *unsafe* foreign call.  Stock 9.0.2
+ * never waits in them (it writes other capabilities' buffers without owning
+ * them), so every calling convention works there, and must work here.
+ * holdAllCapabilities() takes every capability for the calling OS thread
+ * according to what that thread already holds (see callerCapability()):
+ *
+ *  - Nothing (a safe foreign call, a foreign or C thread): rts_lock() a
+ *    capability, then stopAllCapabilities(), as setNumCapabilities does.
+ *
+ *  - Every capability (-N1 in an unsafe call; the thread that paused the
+ *    RTS with rts_pause()): nothing to take.
+ *
+ *  - One capability that it cannot give up: Haskell code in an unsafe
+ *    foreign call (its thread's state is not saved, so no GC may run), or a
+ *    C thread after rts_lock() (the capability it will rts_unlock() must
+ *    stay the same).  rts_lock() would wait for a capability forever, and
+ *    stopAllCapabilities() may yield the caller's capability to a GC.
+ *    stopAllCapabilitiesHeld() (Schedule.c) never yields: it claims the
+ *    sync, so that the others hand their capabilities over at their next
+ *    pause point, and waits for them.  If another sync is already pending
+ *    (a GC, a pause), its requester is waiting for *our* capability, so
+ *    we cannot wait for it: the call does nothing and says so on stderr,
+ *    at once, rather than hang.  That happens only with -N2 or more, and
+ *    only when the call races with such a sync.
+ *
+ *  - flushEventLog(cap) with the caller's capability, from C code that
+ *    runs no Haskell on it (cap->in_haskell is false): the 9.2 contract,
+ *    stopAllCapabilities(cap), which may hand back another capability
+ *    through *cap.
+ *
+ * As everywhere in the RTS, a capability whose thread neither allocates
+ * nor returns to the scheduler (a non-allocating loop, another long unsafe
+ * call) holds up the stop until it does, as it would hold up a GC.
  */
 
 /* ---------------------------------------------------------------------------
@@ -185,37 +222,106 @@ haskellMayRun(void)
         && RELAXED_LOAD(&sched_state) == SCHED_RUNNING;
 }
 
+typedef enum {
+    HELD_BY_LOCK,       // we took a capability with rts_lock(), then all
+    HELD_FROM_CALLER,   // the caller's capability, then all the others
+    HELD_ALREADY,       // the caller holds every capability
+} HowHeld;
+
 typedef struct {
     Capability *cap;
     Task *task;
-    bool locked;    // we took cap with rts_lock()
+    HowHeld how;
 } HeldCapabilities;
 
-static void
-holdAllCapabilities(HeldCapabilities *held, Capability **pcap)
+// The capability the calling OS thread holds, if any: Haskell code in an
+// unsafe foreign call, a C thread after rts_lock(), or the thread that
+// paused the RTS.  A Task in a safe foreign call has given its
+// capability up (suspendThread), so running_task is someone else or NULL.
+static Capability *
+callerCapability(Task *task)
 {
-    if (pcap != NULL && *pcap != NULL) {
-        held->cap = *pcap;
-        held->locked = false;
-    } else {
-        held->cap = rts_lock();
-        held->locked = true;
+    if (task == NULL || task->cap == NULL) {
+        return NULL;
     }
-    held->task = held->cap->running_task;
-    // Make capabilities running Haskell code come to the scheduler now
-    // rather than at their next context switch.
-    interruptAllCapabilities();
-    stopAllCapabilities(&held->cap, held->task);
+    return RELAXED_LOAD(&task->cap->running_task) == task ? task->cap : NULL;
+}
+
+static bool
+callerHoldsEvery(Task *task)
+{
+    for (uint32_t c = 0; c < n_capabilities; c++) {
+        if (RELAXED_LOAD(&capabilities[c]->running_task) != task) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Take every capability for the calling OS thread, from wherever it calls.
+// See Note [Calling the eventlog API from anywhere].  False, with a
+// message naming fn, when that cannot be done without a deadlock.
+static bool
+holdAllCapabilities(HeldCapabilities *held, Capability **pcap, const char *fn)
+{
+    Task *task = myTask();
+    Capability *mine = callerCapability(task);
+
+    if (mine == NULL) {
+        // A safe foreign call or a foreign thread.  A capability passed
+        // in by a caller that does not hold it would be a misuse; ignore
+        // it rather than take somebody else's.
+        held->cap = rts_lock();
+        held->task = held->cap->running_task;
+        held->how = HELD_BY_LOCK;
+        stopAllCapabilities(&held->cap, held->task);
+        return true;
+    }
+
+    held->cap = mine;
+    held->task = task;
+    if (callerHoldsEvery(task)) {
+        // -N1 in an unsafe call, or the thread that paused the RTS.
+        held->how = HELD_ALREADY;
+        return true;
+    }
+    held->how = HELD_FROM_CALLER;
+    if (pcap != NULL && *pcap == mine && !mine->in_haskell) {
+        // The caller handed us its capability (as GHC 9.2's
+        // flushEventLog(cap) asks) and runs no Haskell code on it, so it
+        // may be given up while another sync (a GC) completes; it may
+        // come back as a different capability, returned through *pcap.
+        stopAllCapabilities(&held->cap, task);
+        return true;
+    }
+    if (stopAllCapabilitiesHeld(mine, task)) {
+        return true;
+    }
+    errorBelch("%s: another thread is stopping the RTS (a garbage "
+               "collection or a pause) and waits for the capability that "
+               "this thread holds, so the call cannot wait for it; nothing "
+               "was done.\n"
+               "   Call %s through a 'safe' foreign import, or from a "
+               "thread that holds no capability.", fn, fn);
+    return false;
 }
 
 static void
 releaseHeldCapabilities(HeldCapabilities *held, Capability **pcap)
 {
-    releaseAllCapabilities(n_capabilities, held->cap, held->task);
-    if (held->locked) {
+    switch (held->how) {
+    case HELD_ALREADY:
+        return;
+    case HELD_FROM_CALLER:
+        releaseAllCapabilities(n_capabilities, held->cap, held->task);
+        if (pcap != NULL && *pcap != NULL) {
+            *pcap = held->cap;
+        }
+        return;
+    case HELD_BY_LOCK:
+        releaseAllCapabilities(n_capabilities, held->cap, held->task);
         rts_unlock(held->cap);
-    } else {
-        *pcap = held->cap;
+        return;
     }
 }
 #endif
@@ -246,7 +352,9 @@ flushEventLog(Capability **cap USED_IF_THREADS)
 #if defined(THREADED_RTS)
     if (haskellMayRun()) {
         HeldCapabilities held;
-        holdAllCapabilities(&held, cap);
+        if (!holdAllCapabilities(&held, cap, "flushEventLog")) {
+            return;
+        }
         if (eventlog_enabled) {
             flushAllEventsBufs();
         }
@@ -273,13 +381,15 @@ startHeld(const EventLogWriter *writer)
         // belong to the new stream.
         discardEventsBufs();
     }
-    // Header, then the init events; See Note [Eventlog init events].
+    // The header and the init events go out in one write
+    // (See Note [Eventlog init events]): the writer sees the calls stock
+    // 9.0.2 makes, and only periodic flushing adds a flush here.
     bool ok = startEventLoggingHeld(writer);
     if (ok) {
-        // The init events go out first, before any capability's events.
-        flushGlobalEventsBuf();
-        flushEventLogWriter();
         eventlogFlushActivate();
+        if (RELAXED_LOAD(&eventlog_flush_active)) {
+            flushEventLogWriter();
+        }
     }
     return ok;
 }
@@ -290,7 +400,9 @@ startEventLogging(const EventLogWriter *writer)
 #if defined(THREADED_RTS)
     if (haskellMayRun()) {
         HeldCapabilities held;
-        holdAllCapabilities(&held, NULL);
+        if (!holdAllCapabilities(&held, NULL, "startEventLogging")) {
+            return false;
+        }
         bool ok = startHeld(writer);
         releaseHeldCapabilities(&held, NULL);
         return ok;
@@ -308,7 +420,9 @@ endEventLogging(void)
 #if defined(THREADED_RTS)
     if (haskellMayRun()) {
         HeldCapabilities held;
-        holdAllCapabilities(&held, NULL);
+        if (!holdAllCapabilities(&held, NULL, "endEventLogging")) {
+            return;
+        }
         eventlogFlushDeactivate();
         endEventLoggingHeld();
         releaseHeldCapabilities(&held, NULL);

@@ -324,7 +324,10 @@ teeInit(void)
         sock.inner->initEventLogWriter();
     }
     OS_ACQUIRE_LOCK(&sock.lock);
-    if (!sock.fan.stream_ok && !sock.forked) {
+    // Every init begins a new stream with a header of its own: a restart,
+    // and the child of forkProcess() (restartEventLogging()), whose
+    // follower state is a copy of the parent's, mid-stream.
+    if (!sock.forked) {
         if (sock.fan.stream.sizes == NULL) {
             sock.fan.stream_ok = els_init(&sock.fan.stream, MAX_UNIT);
         } else {

@@ -37,6 +37,12 @@
  * re-posted first (they are not in the list because at start-up they are
  * already in the stream).
  *
+ * startEventLogging_() posts them between the header and its write, in a
+ * block of their own: a consumer reads them before any capability's
+ * events, and a custom EventLogWriter sees exactly the calls of stock
+ * 9.0.2 (init, one write for the header, ...), with no extra write or
+ * flush for a stream that rtscope made complete.
+ *
  * Registration never unregisters: the list lives as long as the process
  * (a fork child inherits it, which is right since restartEventLogging()
  * starts the child's stream).  Other features add their own posters the
@@ -99,14 +105,17 @@ postInitEvent(EventlogInitPost post_init)
     post_init();
 }
 
-static void
-repostCapabilities(void)
+bool
+initEventsToRepost(void)
 {
     // Before initCapabilities() there is nothing to repost, and the
     // start-up stream gets these events from initCapabilities() itself.
-    if (capabilities == NULL || n_capabilities == 0) {
-        return;
-    }
+    return capabilities != NULL && n_capabilities > 0;
+}
+
+static void
+repostCapabilities(void)
+{
     traceCapsetCreate(CAPSET_OSPROCESS_DEFAULT, CapsetTypeOsProcess);
     traceCapsetCreate(CAPSET_CLOCKDOMAIN_DEFAULT, CapsetTypeClockdomain);
     for (uint32_t i = 0; i < n_capabilities; i++) {

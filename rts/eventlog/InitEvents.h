@@ -20,7 +20,10 @@ typedef void (*EventlogInitPost)(void);
  * the ordinary trace functions (which check eventlog_enabled themselves). */
 void postInitEvent(EventlogInitPost post_init);
 
-/* Called by EventLog.c right after a stream's header has been written. */
+/* Called by EventLog.c right after a stream's header has been posted, when
+ * initEventsToRepost() says this is a stream started at run time (the
+ * start-up stream gets them as they happen). */
+bool initEventsToRepost(void);
 void repostInitEvents(void);
 
 /* Zero-argument posters for the init events the RTS itself emits. */

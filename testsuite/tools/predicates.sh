@@ -141,6 +141,80 @@ stream_starts_with() {
     done
 }
 
+# --- the eventlog API from every calling convention (EventlogCalls) -----------
+
+# calls_run DIR RTS-FLAGS ARG...: run $EXE ARG... +RTS RTS-FLAGS in DIR (stdout, stderr there); 30 s at most:
+# a hang fails, and so does a non-zero exit
+calls_run() {
+    local d=$1 rtsf=$2 rc=0
+    shift 2
+    mkdir -p "$d"
+    # shellcheck disable=SC2086
+    (cd "$d" && timeout 30 "$EXE" "$@" +RTS $rtsf -RTS >stdout 2>stderr) || rc=$?
+    [ "$rc" = 0 ] || { echo "$d: $* +RTS $rtsf: exit $rc$([ $rc = 124 ] && echo ' (hung)'): $(head -c 300 "$d/stderr")"; return 1; }
+}
+
+# steps_ok FILE STEP...: FILE (EventlogCalls' stdout) says "STEP 1" for each STEP, then "done"
+steps_ok() {
+    local f=$1 s
+    shift
+    for s in "$@"; do
+        grep -qx "$s 1" "$f" || { echo "$f: step $s: $(grep "^$s " "$f" || echo missing)"; return 1; }
+    done
+    grep -qx done "$f" || { echo "$f: no 'done'"; return 1; }
+}
+
+# writer_streams N: eventlog_calls.c's writer (writer.log, here) was given exactly N streams, each called init first
+# and stop last, and each stream-K.eventlog is complete and begins with its init events
+writer_streams() {
+    local k calls
+    for k in $(seq 0 $(($1 - 1))); do
+        calls=$(awk -v k="$k" '$2 == k { print $1 }' writer.log | sed -n '1p;$p' | tr '\n' ' ')
+        [ "$calls" = "init stop " ] || { echo "stream $k: $(grep " $k\$" writer.log | tr '\n' ' ')"; return 1; }
+        stream_complete "stream-$k.eventlog" wallclock pid heapinfo
+        stream_starts_with "stream-$k.eventlog" capcreate wallclock
+    done
+    [ ! -e "stream-$1.eventlog" ] || { echo "more than $1 streams"; return 1; }
+}
+
+# calls_matrix: every step of EventlogCalls through every calling convention of the way (safe and unsafe calls;
+# threaded also a foreign thread, each with -N1 and -N2) succeeds, nothing is said on stderr, the marker posted
+# before the flush is on disk when flushEventLog() returns, and all three streams (-l's, start, restart) are complete
+calls_matrix() {
+    local convs=(safe unsafe) ns=("") conv n steps
+    if [[ "$WAY" == *thr* ]]; then convs+=(thread); ns=(-N1 -N2); fi
+    for n in "${ns[@]}"; do
+        for conv in "${convs[@]}"; do
+            # -l: the start-up stream (to the file) has every event class; the first step ends it
+            steps="end start census timer-stop timer-start flush end start socket"
+            if [[ "$WAY" == *thr* ]]; then
+                steps+=" stub"
+                [ "$conv" = unsafe ] || steps+=" pause stub-pause"
+            fi
+            # shellcheck disable=SC2086
+            calls_run "$conv$n" "-l -hT -A64m $n" "$conv" $steps || return 1
+            # shellcheck disable=SC2086
+            (cd "$conv$n" && steps_ok stdout $steps && writer_streams 2 && stream_complete EventlogCalls.eventlog) \
+                || { echo "in $conv$n"; return 1; }
+            [ ! -s "$conv$n/stderr" ] || { echo "$conv$n: stderr: $(head -c 300 "$conv$n/stderr")"; return 1; }
+            flushcheck "$conv$n/flushed.eventlog" | grep >/dev/null '^marker before flush' \
+                || { echo "$conv$n: the marker posted before flushEventLog() is not in the flushed file"; return 1; }
+        done
+    done
+}
+
+# fork_eventlogs_complete STDOUT: ForkChild's parent eventlog (here) and its child's (ForkChild.PID.eventlog, the
+# pid from STDOUT's second-last line) are complete, each with its own markers and not the other's
+fork_eventlogs_complete() {
+    local pid
+    pid=$(tail -2 "$1" | head -1)
+    stream_complete ForkChild.eventlog wallclock
+    stream_complete "ForkChild.$pid.eventlog"
+    grep -q '^marker parent after fork' ForkChild.eventlog.txt || { echo "parent: no marker"; return 1; }
+    grep -q '^marker in the child' "ForkChild.$pid.eventlog.txt" || { echo "child: no marker"; return 1; }
+    ! grep -q '^marker in the child' ForkChild.eventlog.txt || { echo "the child's marker in the parent's eventlog"; return 1; }
+}
+
 # --- -hi and provenance --------------------------------------------------------
 
 # layout_names_like_dwarf BOTH.TSV: of the local tables of Main and BindingLayoutLib named by both runs (joined
@@ -332,3 +406,36 @@ guide_run() { "$TESTSUITE/tools/guide-run" "$@"; }
 
 # stale_patch: a patch of rts/Stats.c whose context is in no GHC source
 stale_patch() { printf -- '--- a/rts/Stats.c\n+++ b/rts/Stats.c\n@@ -1,3 +1,3 @@\n-no such line\n+x\n more\n'; }
+
+# pkg_lists GHC_PKG NAME...: `GHC_PKG list` (no database flags) names every package NAME; names each one missing
+pkg_lists() {
+    local pkg=$1 names n missing=0
+    shift
+    names=$("$pkg" list --simple-output --names-only | tr ' ' '\n') || return 1
+    for n in "$@"; do
+        grep -qx -- "$n" <<<"$names" || { echo "$pkg list does not name $n" >&3; missing=1; }
+    done
+    return $missing
+}
+
+# top_field_under GHC_PKG UNIT FIELD DIR: the first FIELD `GHC_PKG field UNIT FIELD` prints (the unit's instance
+# highest on the stack, the one ghc links) is DIR or lies under it
+top_field_under() {
+    local v
+    v=$("$1" field "$2" "$3" --simple-output | head -1) || return 1
+    case "$v" in
+        "$4" | "$4"/*) return 0 ;;
+    esac
+    echo "$1 field $2 $3: first value '$v' is not under $4" >&3
+    return 1
+}
+
+# pkg_check_like_stock GHC_PKG: `GHC_PKG check` exits 0, or prints only lines Debian's `ghc-pkg check` prints too;
+# writes pkgcheck-overlay.txt, pkgcheck-stock.txt
+pkg_check_like_stock() {
+    "$1" check >pkgcheck-overlay.txt 2>&1 && return 0
+    /usr/bin/ghc-pkg check >pkgcheck-stock.txt 2>&1
+    grep -vxFf pkgcheck-stock.txt pkgcheck-overlay.txt >&3 || return 0
+    echo "$1 check: the lines above are not in Debian's ghc-pkg check" >&3
+    return 1
+}
