@@ -74,7 +74,7 @@ verifiedBco (StgWord p, const StgBCO **out)
     const char *why = NULL;
     p = (StgWord) UNTAG_CLOSURE((StgClosure *) p);
     StgWord size = stubClosureSizeW(p, &why);
-    if (size == 0) return why;
+    if (size == 0) return why != NULL ? why : "not a closure";
     if (get_itbl((StgClosure *) p)->type != BCO) return "not a BCO";
     const StgBCO *bco = (const StgBCO *) p;
     StgWord bits = BCO_BITMAP_SIZE(bco);

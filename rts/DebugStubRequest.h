@@ -21,7 +21,7 @@
 // A frame that does not arrive in full, or a reply the debugger does not
 // take, within this time ends the connection. See Note [The debug stub].
 #define STUB_IO_TIMEOUT_MS  10000
-#define STUB_RESP_BUF       (64 * 1024)
+#define STUB_RESP_BUF       ((size_t) 64 * 1024)
 
 typedef enum { WAIT_NONE, WAIT_POLL, WAIT_AFTER_GC } StubWaiting;
 

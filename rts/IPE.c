@@ -336,7 +336,8 @@ postEntry(IPECacheEntry *e STG_UNUSED)
 #endif
     if (!eventlog_enabled) return;
     // The event carries the info table's address, as do the labels of the
-    // samples ("%p" of get_itbl(p)); see Note [-hi and ...].
+    // samples ("%p" of get_itbl(p)); See Note [-hi and
+    // RtsFlags.ProfFlags.doHeapProfile].
     postIPE((StgWord64) (W_) INFO_PTR_TO_STRUCT(e->ipe.info),
             p->table_name, p->closure_desc, p->ty_desc, p->label,
             p->module, p->srcloc);

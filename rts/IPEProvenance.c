@@ -191,6 +191,7 @@ provenanceSay(bool *once, const char *fmt, ...)
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): started just above
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
 #if defined(DEBUG)

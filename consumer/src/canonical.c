@@ -245,8 +245,7 @@ int canonical_finish(canonical *c)
     while ((n = fread(buf, 1, sizeof(buf), c->samples)) > 0)
         fwrite(buf, 1, n, c->out);
     if (c->markers.n)
-        qsort(c->markers.v, c->markers.n, sizeof(canon_line),
-              canon_line_cmp);
+        qsort(c->markers.v, c->markers.n, sizeof(canon_line), canon_line_cmp);
     for (size_t i = 0; i < c->markers.n; i++)
         fprintf(c->out, "marker %" PRIu64 " %s\n", c->markers.v[i].key,
                 c->markers.v[i].text);

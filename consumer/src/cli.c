@@ -15,10 +15,23 @@ int cli_parse_size(const char *s, size_t *out)
     if (errno || end == s)
         return -1;
     switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
-    default: break;
+    case 'k':
+    case 'K':
+        v <<= 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        v <<= 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        v <<= 30;
+        end++;
+        break;
+    default:
+        break;
     }
     if (*end || v == 0)
         return -1;
@@ -55,7 +68,8 @@ int cli_common_option(cli_input_opts *o, int code, const char *arg)
 int cli_usage_errorv(const char *name, const char *fmt, va_list ap)
 {
     char msg[256];
-    vsnprintf(msg, sizeof(msg), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized): the caller's va_start */
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): caller's va_start
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     fprintf(stderr, "rtscope %s: %s", name, msg);
     fprintf(stderr, "\nusage: see 'rtscope help %s'\n", name);
     return CLI_EXIT_USAGE;

@@ -43,18 +43,20 @@ typedef struct cli_input_opts {
 } cli_input_opts;
 
 /* Long options shared by the reading subcommands; codes >= 1000. */
-#define CLI_COMMON_LONGOPTS                                                   \
-    {"reconnect", optional_argument, NULL, 1000},                                   \
-        {"merge-buffer", required_argument, NULL, 1001},                     \
-        {"unordered", no_argument, NULL, 1002},                               \
-        {"quiet", no_argument, NULL, 1003}
+#define CLI_COMMON_LONGOPTS                                                    \
+    {"reconnect", optional_argument, NULL, 1000},                              \
+        {"merge-buffer", required_argument, NULL, 1001},                       \
+        {"unordered", no_argument, NULL, 1002},                                \
+    {                                                                          \
+        "quiet", no_argument, NULL, 1003                                       \
+    }
 
-#define CLI_COMMON_HELP                                                       \
-    "  --reconnect[=N]     sockets: connect again when the stream ends (at\n" \
-    "                      most N times; retries for 10 s to connect)\n"   \
+#define CLI_COMMON_HELP                                                        \
+    "  --reconnect[=N]     sockets: connect again when the stream ends (at\n"  \
+    "                      most N times; retries for 10 s to connect)\n"       \
     "  --merge-buffer=SIZE pipes/sockets: bytes held to order events across\n" \
-    "                      capabilities (default 16M; suffixes K, M, G)\n"   \
-    "  --unordered         deliver events in input order, no merge\n"        \
+    "                      capabilities (default 16M; suffixes K, M, G)\n"     \
+    "  --unordered         deliver events in input order, no merge\n"          \
     "  --quiet             no warnings\n"
 
 /* Handle a common option; returns 0 if handled, -1 on a bad value, 1 if

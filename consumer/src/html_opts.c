@@ -66,8 +66,8 @@ int html_opts_option(html_opts *o, int code, const char *arg)
     }
 }
 
-int html_opts_parse(html_opts *o, const cli_command *cmd, int argc,
-                    char **argv, const char **output, int *json)
+int html_opts_parse(html_opts *o, const cli_command *cmd, int argc, char **argv,
+                    const char **output, int *json)
 {
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},

@@ -55,7 +55,7 @@ int html_opts_option(html_opts *o, int code, const char *arg);
  * into *output, --json into *json, the shared and common options into o.
  * Returns 0 with argv[optind..] the inputs, or an exit status (usage
  * error or out of memory) with o already freed. */
-int html_opts_parse(html_opts *o, const cli_command *cmd, int argc,
-                    char **argv, const char **output, int *json);
+int html_opts_parse(html_opts *o, const cli_command *cmd, int argc, char **argv,
+                    const char **output, int *json);
 
 #endif

@@ -8,29 +8,21 @@
 /* RTSCOPE_VERSION: -D from the Makefile, which reads rts/Rtscope.h */
 
 static const cli_command *const main_commands[] = {
-    &cli_cmd_show,
-    &cli_cmd_stats,
-    &cli_cmd_ipe,
-    &cli_cmd_hp,
-    &cli_cmd_html,
-    &cli_cmd_diff,
-    &cli_cmd_pprof,
-    &cli_cmd_live,
-    &cli_cmd_export,
-    &cli_cmd_debug,
+    &cli_cmd_show,   &cli_cmd_stats, &cli_cmd_ipe,   &cli_cmd_hp,
+    &cli_cmd_html,   &cli_cmd_diff,  &cli_cmd_pprof, &cli_cmd_live,
+    &cli_cmd_export, &cli_cmd_debug,
 };
 
 #define MAIN_NCOMMANDS (sizeof(main_commands) / sizeof(main_commands[0]))
 
 static void main_print_overview(FILE *f)
 {
-    fprintf(f,
-            "usage: rtscope <command> [options] INPUT\n"
-            "\n"
-            "INPUT is an eventlog file, '-' for standard input, "
-            "unix:PATH or tcp:[HOST:]PORT\n"
-            "for a live eventlog socket (a PATH that is a socket is read as "
-            "one).\n\ncommands:\n");
+    fprintf(f, "usage: rtscope <command> [options] INPUT\n"
+               "\n"
+               "INPUT is an eventlog file, '-' for standard input, "
+               "unix:PATH or tcp:[HOST:]PORT\n"
+               "for a live eventlog socket (a PATH that is a socket is read as "
+               "one).\n\ncommands:\n");
     for (size_t i = 0; i < MAIN_NCOMMANDS; i++)
         fprintf(f, "  %-8s %s\n", main_commands[i]->name,
                 main_commands[i]->summary);

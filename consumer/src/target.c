@@ -57,7 +57,8 @@ static void target_status(target *t, int is_error, const char *fmt, ...)
     char msg[sizeof(t->status)];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized) */
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     if (strcmp(msg, t->status) == 0 && is_error == t->status_is_error)
         return;

@@ -18,8 +18,8 @@
 #ifndef RTSCOPE_TARGET_H
 #define RTSCOPE_TARGET_H
 
-#include "rtscope/model/metrics.h"
 #include "rts/EventLogSocketProtocol.h"
+#include "rtscope/model/metrics.h"
 
 #include <poll.h>
 #include <stddef.h>

@@ -55,7 +55,7 @@
 #define DEFAULT_CLIENT_BOUND   ((size_t)4 << 20)
 #define MIN_CLIENT_BOUND       ((size_t)EVENTLOG_SOCKET_MIN_BUFFER)
 #define MAX_UNIT               ((size_t)64 << 20)
-#define SHUTDOWN_DRAIN_NS      (500 * 1000 * 1000L)
+#define SHUTDOWN_DRAIN_NS      (500L * 1000 * 1000)
 
 /* The socket's state. lock guards the fan-out (its stream and clients)
  * and the serving flags; the socket thread runs beside the RTS in every

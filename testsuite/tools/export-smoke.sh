@@ -32,7 +32,7 @@ $WRAP "$R" export "unix:$W/good.sock" "unix:$W/garbage.sock" "unix:$W/corrupt.so
     --prometheus "127.0.0.1:$ep" --influx "http://127.0.0.1:$dead" --influx-queue 8k \
     --influx-backoff 0.5 --forget 1 2>"$W/export.err" &
 ex=$!
-for i in 1 2 3 4 5 6 7 8 9 10; do
+for _ in 1 2 3 4 5 6 7 8 9 10; do
     sleep 0.5
     curl -fsS "127.0.0.1:$ep/metrics" >>"$W/m.txt" 2>/dev/null || true
     curl -fsS -X POST "127.0.0.1:$ep/control/request-heap-census" >/dev/null 2>&1 || true
@@ -58,7 +58,7 @@ if command -v tmux >/dev/null 2>&1; then
     tmux -L rtscope-smoke-$$ send-keys c p s Tab Tab
     sleep 1
     tmux -L rtscope-smoke-$$ send-keys q
-    for i in $(seq 100); do [ -s "$W/live.rc" ] && break; sleep 0.1; done
+    for _ in $(seq 100); do [ -s "$W/live.rc" ] && break; sleep 0.1; done
     tmux -L rtscope-smoke-$$ kill-server 2>/dev/null
     [ "$(cat "$W/live.rc" 2>/dev/null)" = 0 ] || { echo "FAIL: rtscope live exited $(cat "$W/live.rc" 2>/dev/null)"; cat "$W/live.err"; fail=1; }
     rm -f "$W/live.rc"

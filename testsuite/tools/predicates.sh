@@ -161,7 +161,7 @@ steps_ok() {
     for s in "$@"; do
         grep -qx "$s 1" "$f" || { echo "$f: step $s: $(grep "^$s " "$f" || echo missing)"; return 1; }
     done
-    grep -qx done "$f" || { echo "$f: no 'done'"; return 1; }
+    grep -qx 'done' "$f" || { echo "$f: no 'done'"; return 1; }
 }
 
 # writer_streams N: eventlog_calls.c's writer (writer.log, here) was given exactly N streams, each called init first

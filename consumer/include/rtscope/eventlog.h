@@ -135,9 +135,9 @@ enum el_breakdown {
 
 typedef enum el_status {
     EL_OK = 0,
-    EL_FRAME = 1,     /* el_decoder_next: an event is ready */
-    EL_NEED_MORE = 2, /* el_decoder_next: input exhausted */
-    EL_END = 3,       /* end-of-data marker seen */
+    EL_FRAME = 1,          /* el_decoder_next: an event is ready */
+    EL_NEED_MORE = 2,      /* el_decoder_next: input exhausted */
+    EL_END = 3,            /* end-of-data marker seen */
     EL_ERR_FORMAT = -1,    /* not an eventlog / corrupt data */
     EL_ERR_TRUNCATED = -2, /* input ended inside the header or an event */
     EL_ERR_NOMEM = -3,
@@ -178,46 +178,82 @@ typedef struct el_event {
      * payload that a newer writer appended are ignored; fields an older
      * writer did not write read as zero (see `present`). */
     union {
-        struct { uint32_t thread; } thread;   /* 0, 1, 3, 15 */
+        struct {
+            uint32_t thread;
+        } thread; /* 0, 1, 3, 15 */
         struct {
             uint32_t thread;
             uint16_t status;
             uint32_t blocked_on;
-        } stop_thread;                        /* 2 */
-        struct { uint32_t thread; uint16_t cap; } thread_cap; /* 4, 8 */
-        struct { el_str text; } msg;          /* 16, 19, 58 */
+        } stop_thread; /* 2 */
+        struct {
+            uint32_t thread;
+            uint16_t cap;
+        } thread_cap; /* 4, 8 */
+        struct {
+            el_str text;
+        } msg; /* 16, 19, 58 */
         struct {
             uint32_t size;
             uint64_t end_ts;
             uint16_t cap;
-        } block;                              /* 18 */
-        struct { uint32_t capset; uint16_t type; } capset_create; /* 25 */
-        struct { uint32_t capset; } capset;   /* 26 */
-        struct { uint32_t capset; uint16_t cap; } capset_cap; /* 27, 28 */
-        struct { uint32_t capset; el_str text; } capset_str; /* 29 */
+        } block; /* 18 */
+        struct {
+            uint32_t capset;
+            uint16_t type;
+        } capset_create; /* 25 */
+        struct {
+            uint32_t capset;
+        } capset; /* 26 */
+        struct {
+            uint32_t capset;
+            uint16_t cap;
+        } capset_cap; /* 27, 28 */
+        struct {
+            uint32_t capset;
+            el_str text;
+        } capset_str; /* 29 */
         /* 30, 31: NUL-separated strings, trailing NUL removed */
-        struct { uint32_t capset; el_str vec; } capset_vec;
-        struct { uint32_t capset; uint32_t pid; } pid; /* 32, 33 */
+        struct {
+            uint32_t capset;
+            el_str vec;
+        } capset_vec;
+        struct {
+            uint32_t capset;
+            uint32_t pid;
+        } pid; /* 32, 33 */
         struct {
             uint64_t created, dud, overflowed, converted, gcd, fizzled,
                 remaining;
-        } spark_counters;                     /* 34 */
-        struct { uint16_t victim_cap; } spark_steal; /* 39 */
-        struct { el_str str; uint32_t id; } intern_string; /* 42 */
+        } spark_counters; /* 34 */
+        struct {
+            uint16_t victim_cap;
+        } spark_steal; /* 39 */
+        struct {
+            el_str str;
+            uint32_t id;
+        } intern_string; /* 42 */
         struct {
             uint32_t capset;
             uint64_t sec;
             uint32_t nsec;
-        } wall_clock;                         /* 43 */
-        struct { uint32_t thread; el_str label; } thread_label; /* 44 */
-        struct { uint16_t cap; } cap;         /* 45-48, 206 */
-        struct { uint32_t capset; uint64_t bytes; } heap; /* 49-51, 91 */
+        } wall_clock; /* 43 */
+        struct {
+            uint32_t thread;
+            el_str label;
+        } thread_label; /* 44 */
+        struct {
+            uint16_t cap;
+        } cap; /* 45-48, 206 */
+        struct {
+            uint32_t capset;
+            uint64_t bytes;
+        } heap; /* 49-51, 91 */
         struct {
             uint32_t capset;
             uint16_t gens;
-            uint64_t max_heap_size, alloc_area_size, mblock_size,
-                block_size;
-        } heap_info;                          /* 52 */
+            uint64_t max_heap_size, alloc_area_size, mblock_size, block_size;
+        } heap_info; /* 52 */
         struct {
             uint32_t capset;
             uint16_t gen;
@@ -226,21 +262,23 @@ typedef struct el_event {
             uint64_t par_max_copied, par_tot_copied;
             uint64_t par_balanced_copied;
             int has_par_balanced_copied;
-        } gc_stats;                           /* 53 */
+        } gc_stats; /* 53 */
         struct {
             uint64_t task;
             uint16_t cap;
             uint64_t tid;
-        } task_create;                        /* 55 */
+        } task_create; /* 55 */
         struct {
             uint64_t task;
             uint16_t cap, new_cap;
-        } task_migrate;                       /* 56 */
-        struct { uint64_t task; } task_delete; /* 57 */
+        } task_migrate; /* 56 */
+        struct {
+            uint64_t task;
+        } task_delete; /* 57 */
         struct {
             uint32_t capset;
             uint32_t current, needed, returned;
-        } mem_return;                         /* 90 */
+        } mem_return; /* 90 */
         struct {
             uint8_t profile_id;
             uint64_t interval_ns;
@@ -248,52 +286,63 @@ typedef struct el_event {
             /* module, closure descr, type descr, cost centre, cost centre
              * stack, retainer, biography */
             el_str filters[7];
-        } heap_prof_begin;                    /* 160 */
+        } heap_prof_begin; /* 160 */
         struct {
             uint32_t id;
             el_str label, module, srcloc;
             uint8_t flags; /* bit 0: CAF */
-        } cost_centre;                        /* 161 */
-        struct { uint64_t era; } sample;      /* 162, 165 */
-        struct { uint64_t era; uint64_t time; } bio_sample; /* 166 */
+        } cost_centre;     /* 161 */
+        struct {
+            uint64_t era;
+        } sample; /* 162, 165 */
+        struct {
+            uint64_t era;
+            uint64_t time;
+        } bio_sample; /* 166 */
         struct {
             uint8_t profile_id;
             uint64_t residency;
             uint8_t depth;
             const uint8_t *stack; /* read with el_ccs_id() */
-        } sample_cc;                          /* 163 */
+        } sample_cc;              /* 163 */
         struct {
             uint8_t profile_id;
             uint64_t residency;
             el_str label;
-        } sample_string;                      /* 164 */
+        } sample_string; /* 164 */
         struct {
             uint32_t capset;
             uint64_t ticks;
             uint8_t depth;
             const uint8_t *stack; /* read with el_ccs_id() */
-        } prof_sample_cc;                     /* 167 */
-        struct { uint64_t tick_interval; } prof_begin; /* 168 */
+        } prof_sample_cc;         /* 167 */
+        struct {
+            uint64_t tick_interval;
+        } prof_begin; /* 168 */
         struct {
             uint64_t info;
             el_str table_name, closure_desc, ty_desc, label, module, srcloc;
-        } ipe;                                /* 169 */
-        struct { el_str data; } binary;       /* 181 */
-        struct { uint32_t marked; } conc_mark_end; /* 201 */
+        } ipe; /* 169 */
+        struct {
+            el_str data;
+        } binary; /* 181 */
+        struct {
+            uint32_t marked;
+        } conc_mark_end; /* 201 */
         struct {
             uint8_t log_blk_size;
             uint32_t active_segs, filled_segs, live_blocks;
-        } nonmoving_census;                   /* 207 */
+        } nonmoving_census; /* 207 */
         struct {
             uint64_t id;
             uint16_t arity;
             el_str kinds, name;
             uint64_t info_tbl;
             el_str json;
-        } ticky_def;                          /* 210 */
+        } ticky_def; /* 210 */
         struct {
             uint64_t id, entries, allocs, allocd;
-        } ticky_sample;                       /* 211 */
+        } ticky_sample; /* 211 */
     } u;
     /* Number of payload bytes the decoder understood; the rest is
      * trailing data from a newer writer. */
@@ -340,8 +389,9 @@ void el_decoder_free(el_decoder *dec);
 void el_decoder_input(el_decoder *dec, const uint8_t *buf, size_t len);
 
 /* Next item: EL_FRAME (an event in *ev, frame fields only, valid until the
- * next call; a block marker also has ev->u.block filled in), EL_NEED_MORE, EL_END (end-of-data marker; further input is
- * trailing data), or an error (details in el_decoder_error()). */
+ * next call; a block marker also has ev->u.block filled in), EL_NEED_MORE,
+ * EL_END (end-of-data marker; further input is trailing data), or an error
+ * (details in el_decoder_error()). */
 el_status el_decoder_next(el_decoder *dec, el_event *ev);
 
 /* Declare the end of input. Returns EL_OK if the stream ended cleanly at
@@ -388,10 +438,10 @@ uint32_t el_ccs_id(const el_event *ev, unsigned i);
 typedef struct el_merge el_merge;
 
 typedef struct el_merge_stats {
-    uint64_t late_events;  /* delivered after a later event */
-    uint64_t max_late_ns;  /* worst lateness */
-    uint64_t forced;       /* events released because the buffer was full */
-    uint64_t peak_bytes;   /* high-water mark of buffered bytes */
+    uint64_t late_events; /* delivered after a later event */
+    uint64_t max_late_ns; /* worst lateness */
+    uint64_t forced;      /* events released because the buffer was full */
+    uint64_t peak_bytes;  /* high-water mark of buffered bytes */
 } el_merge_stats;
 
 /* Events delivered to `fn` in order; `budget` bytes of buffered events at
@@ -429,8 +479,8 @@ typedef struct el_hostport {
 
 typedef struct el_addr {
     el_addr_kind kind;
-    char path[4096];  /* EL_ADDR_FILE, EL_ADDR_UNIX */
-    el_hostport tcp;  /* EL_ADDR_TCP */
+    char path[4096]; /* EL_ADDR_FILE, EL_ADDR_UNIX */
+    el_hostport tcp; /* EL_ADDR_TCP */
 } el_addr;
 
 /* Parse an address: "-", "unix:PATH", "tcp:[HOST:]PORT" (HOST defaults to
@@ -453,14 +503,14 @@ typedef int (*el_sink_fn)(void *ctx, const el_event *ev,
                           const el_typetab *types);
 
 typedef struct el_reader_opts {
-    int reconnect;         /* sockets: reconnect when the stream ends */
-    int reconnect_max;     /* max reconnect attempts (0 = unlimited) */
-    size_t merge_budget;   /* bytes, 0 = default */
+    int reconnect;       /* sockets: reconnect when the stream ends */
+    int reconnect_max;   /* max reconnect attempts (0 = unlimited) */
+    size_t merge_budget; /* bytes, 0 = default */
     /* Files: bytes the reader may use to remember where the events the
      * sink wants are, so that it reads just those (0 = default, 16 MiB;
      * beyond it the file is read whole a second time). */
     size_t index_budget;
-    int unordered;         /* 1: skip the merge, deliver in file order */
+    int unordered; /* 1: skip the merge, deliver in file order */
     /* Optional: only types with wanted[type] != 0 are decoded and given to
      * the sink (the others are still read, checked for framing, ordered
      * and counted). Saves the decode and the call for events a sink does
@@ -471,15 +521,14 @@ typedef struct el_reader_opts {
 } el_reader_opts;
 
 typedef struct el_reader_result {
-    int truncated;          /* input ended before the end-of-data marker */
-    uint64_t truncated_at;  /* offset of the first byte not decoded */
-    uint64_t trailing;      /* bytes after the end-of-data marker */
-    uint64_t bytes;         /* bytes read */
-    uint64_t events;        /* events read (delivered or not wanted) */
-    uint64_t last_ts;       /* latest timestamp seen */
+    int truncated;         /* input ended before the end-of-data marker */
+    uint64_t truncated_at; /* offset of the first byte not decoded */
+    uint64_t trailing;     /* bytes after the end-of-data marker */
+    uint64_t bytes;        /* bytes read */
+    uint64_t events;       /* events read (delivered or not wanted) */
+    uint64_t last_ts;      /* latest timestamp seen */
     el_merge_stats merge;
 } el_reader_result;
-
 
 /* The push pipeline (decoder -> merge -> sink) for a caller that reads the
  * bytes itself (a poll loop): el_reader_run reads pipes and sockets with it,

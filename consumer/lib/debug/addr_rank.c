@@ -7,7 +7,6 @@
 #define PAGE_SHIFT 20
 #define PAGE_WORDS ((size_t)1 << (PAGE_SHIFT - 3 - 6)) /* uint64_t a page */
 
-
 static rpage *rank_page(rankset *s, uint64_t a, int create)
 {
     uint64_t key = (a >> PAGE_SHIFT) + 1, v;
@@ -109,4 +108,3 @@ void rank_free(rankset *s)
     dbg_u64map_free(&s->index);
     memset(s, 0, sizeof(*s));
 }
-

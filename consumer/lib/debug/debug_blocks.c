@@ -57,7 +57,8 @@ size_t dbg_blocks_mblocks(const dbg_block *blocks, size_t n)
     uint64_t last = UINT64_MAX; /* last megablock counted */
     for (size_t i = 0; i < n; i++) {
         uint64_t first = blocks[i].start >> DBG_MBLOCK_SHIFT;
-        uint64_t end = (blocks[i].start + blocks[i].size - 1) >> DBG_MBLOCK_SHIFT;
+        uint64_t end =
+            (blocks[i].start + blocks[i].size - 1) >> DBG_MBLOCK_SHIFT;
         if (last != UINT64_MAX && first <= last)
             first = last + 1;
         if (first <= end) {

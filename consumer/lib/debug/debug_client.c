@@ -36,7 +36,10 @@ int dbg_buf_put(dbg_buf *b, const void *d, size_t n)
     return 0;
 }
 
-int dbg_buf_put8(dbg_buf *b, uint8_t x) { return dbg_buf_put(b, &x, 1); }
+int dbg_buf_put8(dbg_buf *b, uint8_t x)
+{
+    return dbg_buf_put(b, &x, 1);
+}
 
 int dbg_buf_put16(dbg_buf *b, uint16_t x)
 {
@@ -50,7 +53,10 @@ int dbg_buf_put32(dbg_buf *b, uint32_t x)
     return dbg_buf_put(b, &x, 4);
 }
 
-int dbg_buf_putptr(dbg_buf *b, uint64_t x) { return dbg_buf_put(b, &x, 8); }
+int dbg_buf_putptr(dbg_buf *b, uint64_t x)
+{
+    return dbg_buf_put(b, &x, 8);
+}
 
 void dbg_buf_free(dbg_buf *b)
 {
@@ -85,42 +91,72 @@ uint64_t dbg_rdptr(const unsigned char *p)
 const char *dbg_status_name(int status)
 {
     switch (status) {
-    case DEBUG_STUB_RESP_OKAY: return "OKAY";
-    case DEBUG_STUB_RESP_OKAY_CONTINUES: return "OKAY_CONTINUES";
-    case DEBUG_STUB_RESP_BAD_COMMAND: return "BAD_COMMAND";
-    case DEBUG_STUB_RESP_ALREADY_PAUSED: return "ALREADY_PAUSED";
-    case DEBUG_STUB_RESP_NOT_PAUSED: return "NOT_PAUSED";
-    case DEBUG_STUB_RESP_NO_RESUME: return "NO_RESUME";
-    case DEBUG_STUB_RESP_BAD_STACK: return "BAD_STACK";
-    default: return "unknown status";
+    case DEBUG_STUB_RESP_OKAY:
+        return "OKAY";
+    case DEBUG_STUB_RESP_OKAY_CONTINUES:
+        return "OKAY_CONTINUES";
+    case DEBUG_STUB_RESP_BAD_COMMAND:
+        return "BAD_COMMAND";
+    case DEBUG_STUB_RESP_ALREADY_PAUSED:
+        return "ALREADY_PAUSED";
+    case DEBUG_STUB_RESP_NOT_PAUSED:
+        return "NOT_PAUSED";
+    case DEBUG_STUB_RESP_NO_RESUME:
+        return "NO_RESUME";
+    case DEBUG_STUB_RESP_BAD_STACK:
+        return "BAD_STACK";
+    default:
+        return "unknown status";
     }
 }
 
 const char *dbg_command_name(uint32_t cmd)
 {
     switch (cmd) {
-    case DEBUG_STUB_CMD_VERSION: return "VERSION";
-    case DEBUG_STUB_CMD_PAUSE: return "PAUSE";
-    case DEBUG_STUB_CMD_RESUME: return "RESUME";
-    case DEBUG_STUB_CMD_ROOTS: return "ROOTS";
-    case DEBUG_STUB_CMD_CLOSURES: return "CLOSURES";
-    case DEBUG_STUB_CMD_INFO_TABLES: return "INFO_TABLES";
-    case DEBUG_STUB_CMD_STACK_BITMAP: return "STACK_BITMAP";
-    case DEBUG_STUB_CMD_POLL: return "POLL";
-    case DEBUG_STUB_CMD_SAVED_OBJECTS: return "SAVED_OBJECTS";
-    case DEBUG_STUB_CMD_CON_DESCR: return "CON_DESCR";
-    case DEBUG_STUB_CMD_SOURCE_INFO: return "SOURCE_INFO";
-    case DEBUG_STUB_CMD_BLOCKS: return "BLOCKS";
-    case DEBUG_STUB_CMD_BLOCK: return "BLOCK";
-    case DEBUG_STUB_CMD_FUN_BITMAP: return "FUN_BITMAP";
-    case DEBUG_STUB_CMD_SRT: return "SRT";
-    case DEBUG_STUB_CMD_PAUSE_AFTER_GC: return "PAUSE_AFTER_GC";
-    case DEBUG_STUB_CMD_STAY_PAUSED: return "STAY_PAUSED";
-    case DEBUG_STUB_CMD_PAUSE_AFTER_CENSUS: return "PAUSE_AFTER_CENSUS";
-    case DEBUG_STUB_CMD_READ_CLOSURES: return "READ_CLOSURES";
-    case DEBUG_STUB_CMD_DESCRIBE_INFOS: return "DESCRIBE_INFOS";
-    case DEBUG_STUB_CMD_BLOCK_LIST: return "BLOCK_LIST";
-    default: return "command";
+    case DEBUG_STUB_CMD_VERSION:
+        return "VERSION";
+    case DEBUG_STUB_CMD_PAUSE:
+        return "PAUSE";
+    case DEBUG_STUB_CMD_RESUME:
+        return "RESUME";
+    case DEBUG_STUB_CMD_ROOTS:
+        return "ROOTS";
+    case DEBUG_STUB_CMD_CLOSURES:
+        return "CLOSURES";
+    case DEBUG_STUB_CMD_INFO_TABLES:
+        return "INFO_TABLES";
+    case DEBUG_STUB_CMD_STACK_BITMAP:
+        return "STACK_BITMAP";
+    case DEBUG_STUB_CMD_POLL:
+        return "POLL";
+    case DEBUG_STUB_CMD_SAVED_OBJECTS:
+        return "SAVED_OBJECTS";
+    case DEBUG_STUB_CMD_CON_DESCR:
+        return "CON_DESCR";
+    case DEBUG_STUB_CMD_SOURCE_INFO:
+        return "SOURCE_INFO";
+    case DEBUG_STUB_CMD_BLOCKS:
+        return "BLOCKS";
+    case DEBUG_STUB_CMD_BLOCK:
+        return "BLOCK";
+    case DEBUG_STUB_CMD_FUN_BITMAP:
+        return "FUN_BITMAP";
+    case DEBUG_STUB_CMD_SRT:
+        return "SRT";
+    case DEBUG_STUB_CMD_PAUSE_AFTER_GC:
+        return "PAUSE_AFTER_GC";
+    case DEBUG_STUB_CMD_STAY_PAUSED:
+        return "STAY_PAUSED";
+    case DEBUG_STUB_CMD_PAUSE_AFTER_CENSUS:
+        return "PAUSE_AFTER_CENSUS";
+    case DEBUG_STUB_CMD_READ_CLOSURES:
+        return "READ_CLOSURES";
+    case DEBUG_STUB_CMD_DESCRIBE_INFOS:
+        return "DESCRIBE_INFOS";
+    case DEBUG_STUB_CMD_BLOCK_LIST:
+        return "BLOCK_LIST";
+    default:
+        return "command";
     }
 }
 
@@ -128,7 +164,8 @@ static void conn_err(dbg_conn *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->err, sizeof(c->err), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized): va_start above */
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): va_start above
+    vsnprintf(c->err, sizeof(c->err), fmt, ap);
     va_end(ap);
 }
 
@@ -166,8 +203,10 @@ static int resolve_program(const char *name, const char *dir, char *path,
 {
     DIR *d = opendir(dir);
     if (!d) {
-        snprintf(err, errlen, "%s: no such socket, and no debuggee directory "
-                              "%s", name, dir);
+        snprintf(err, errlen,
+                 "%s: no such socket, and no debuggee directory "
+                 "%s",
+                 name, dir);
         return -1;
     }
     struct dirent *e;
@@ -187,14 +226,17 @@ static int resolve_program(const char *name, const char *dir, char *path,
     }
     closedir(d);
     if (found == 0) {
-        snprintf(err, errlen, "%s: no such socket, and no live debuggee of "
-                              "that name in %s", name, dir);
+        snprintf(err, errlen,
+                 "%s: no such socket, and no live debuggee of "
+                 "that name in %s",
+                 name, dir);
         return -1;
     }
     if (found > 1) {
-        snprintf(err, errlen, "%s: %d live debuggees of that name (pids %ld, "
-                              "%ld, ...): give a pid", name, found, pids[0],
-                 pids[1]);
+        snprintf(err, errlen,
+                 "%s: %d live debuggees of that name (pids %ld, "
+                 "%ld, ...): give a pid",
+                 name, found, pids[0], pids[1]);
         return -1;
     }
     return 0;
@@ -227,8 +269,10 @@ int dbg_target_resolve(const char *target, char *path, size_t pathlen,
     }
     char dir[4096];
     if (dbg_socket_dir(dir, sizeof(dir)) != 0) {
-        snprintf(err, errlen, "pid %s: no socket directory (set XDG_DATA_HOME "
-                              "or HOME)", target);
+        snprintf(err, errlen,
+                 "pid %s: no socket directory (set XDG_DATA_HOME "
+                 "or HOME)",
+                 target);
         return -1;
     }
     DIR *d = opendir(dir);
@@ -287,8 +331,10 @@ int dbg_connect(dbg_conn *c, const char *path)
         int e = errno;
         close(fd);
         if (e == ECONNREFUSED)
-            conn_err(c, "%s: no debuggee listens (stale socket: the program "
-                        "has exited?)", path);
+            conn_err(c,
+                     "%s: no debuggee listens (stale socket: the program "
+                     "has exited?)",
+                     path);
         else
             conn_err(c, "%s: cannot connect: %s", path, strerror(e));
         return -1;
@@ -361,8 +407,8 @@ int dbg_request(dbg_conn *c, uint32_t cmd, const dbg_buf *body, dbg_buf *out)
     memcpy(h + 4, &x, 4);
     if (write_all(c->fd, h, 8) != 0 ||
         (blen && write_all(c->fd, body->p, blen) != 0)) {
-        conn_err(c, "%s: %s: connection closed by the debuggee (%s)",
-                 c->path, dbg_command_name(cmd), strerror(errno));
+        conn_err(c, "%s: %s: connection closed by the debuggee (%s)", c->path,
+                 dbg_command_name(cmd), strerror(errno));
         dbg_close(c);
         return -1;
     }
@@ -421,8 +467,7 @@ int dbg_request(dbg_conn *c, uint32_t cmd, const dbg_buf *body, dbg_buf *out)
     }
 }
 
-int dbg_request_ok(dbg_conn *c, uint32_t cmd, const dbg_buf *body,
-                   dbg_buf *out)
+int dbg_request_ok(dbg_conn *c, uint32_t cmd, const dbg_buf *body, dbg_buf *out)
 {
     int st = dbg_request(c, cmd, body, out);
     return st == DEBUG_STUB_RESP_OKAY ? 0 : -1;
@@ -451,14 +496,18 @@ int dbg_pause(dbg_conn *c, enum dbg_pause_mode mode, int *was_paused)
     dbg_buf b = {0}, out = {0};
     /* PAUSE_AFTER_GC's byte: start the GC; PAUSE's: 1 for fork mode */
     dbg_buf_put8(&b, mode == DBG_PAUSE_NOW ? 0 : 1);
-    int st = dbg_request(c, mode == DBG_PAUSE_AFTER_GC ? DEBUG_STUB_CMD_PAUSE_AFTER_GC
-                                                       : DEBUG_STUB_CMD_PAUSE,
-                         &b, &out);
+    int st =
+        dbg_request(c,
+                    mode == DBG_PAUSE_AFTER_GC ? DEBUG_STUB_CMD_PAUSE_AFTER_GC
+                                               : DEBUG_STUB_CMD_PAUSE,
+                    &b, &out);
     dbg_buf_free(&b);
     dbg_buf_free(&out);
     if (was_paused)
         *was_paused = st == DEBUG_STUB_RESP_ALREADY_PAUSED;
-    return st == DEBUG_STUB_RESP_OKAY || st == DEBUG_STUB_RESP_ALREADY_PAUSED ? 0 : -1;
+    return st == DEBUG_STUB_RESP_OKAY || st == DEBUG_STUB_RESP_ALREADY_PAUSED
+               ? 0
+               : -1;
 }
 
 int dbg_pause_census(dbg_conn *c, uint64_t *when_ns, uint64_t **skipped,
@@ -496,7 +545,8 @@ int dbg_resume(dbg_conn *c, int *was_running)
     dbg_buf_free(&out);
     if (was_running)
         *was_running = st == DEBUG_STUB_RESP_NOT_PAUSED;
-    return st == DEBUG_STUB_RESP_OKAY || st == DEBUG_STUB_RESP_NOT_PAUSED ? 0 : -1;
+    return st == DEBUG_STUB_RESP_OKAY || st == DEBUG_STUB_RESP_NOT_PAUSED ? 0
+                                                                          : -1;
 }
 
 int dbg_stay_paused(dbg_conn *c, int on)

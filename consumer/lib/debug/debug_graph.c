@@ -44,8 +44,8 @@ struct dbg_graph_builder {
     dbg_heap *h;
     dbg_graph *g;
     size_t cap;
-    size_t pcur;               /* where the last parent was found */
-    uint64_t *eaddr;           /* pointer targets, resolved at the end */
+    size_t pcur;     /* where the last parent was found */
+    uint64_t *eaddr; /* pointer targets, resolved at the end */
     size_t ne, ecap;
     rankset rs;
     int nomem, toobig;
@@ -176,8 +176,11 @@ int dbg_graph_builder_finish(dbg_graph_builder *bp, const uint64_t *roots,
         goto oom;
     for (size_t i = 0; i < g->n; i++)
         rank2id[rank_of(&b.rs, g->addr[i])] = (uint32_t)i;
-#define ID_OF(a) ({ uint32_t k_ = rank_of(&b.rs, (a));                        \
-                    k_ == DBG_GRAPH_NONE ? DBG_GRAPH_NONE : rank2id[k_]; })
+#define ID_OF(a)                                                               \
+    ({                                                                         \
+        uint32_t k_ = rank_of(&b.rs, (a));                                     \
+        k_ == DBG_GRAPH_NONE ? DBG_GRAPH_NONE : rank2id[k_];                   \
+    })
     /* pointers to what could not be read are dropped */
     size_t w = 0;
     for (size_t i = 0; i < g->n; i++) {

@@ -16,20 +16,69 @@
 #define WALK_BATCH 2048
 
 static const char *const type_names[DBG_N_CLOSURE_TYPES] = {
-    "INVALID_OBJECT", "CONSTR", "CONSTR_1_0", "CONSTR_0_1", "CONSTR_2_0",
-    "CONSTR_1_1", "CONSTR_0_2", "CONSTR_NOCAF", "FUN", "FUN_1_0", "FUN_0_1",
-    "FUN_2_0", "FUN_1_1", "FUN_0_2", "FUN_STATIC", "THUNK", "THUNK_1_0",
-    "THUNK_0_1", "THUNK_2_0", "THUNK_1_1", "THUNK_0_2", "THUNK_STATIC",
-    "THUNK_SELECTOR", "BCO", "AP", "PAP", "AP_STACK", "IND", "IND_STATIC",
-    "RET_BCO", "RET_SMALL", "RET_BIG", "RET_FUN", "UPDATE_FRAME",
-    "CATCH_FRAME", "UNDERFLOW_FRAME", "STOP_FRAME", "BLOCKING_QUEUE",
-    "BLACKHOLE", "MVAR_CLEAN", "MVAR_DIRTY", "TVAR", "ARR_WORDS",
-    "MUT_ARR_PTRS_CLEAN", "MUT_ARR_PTRS_DIRTY", "MUT_ARR_PTRS_FROZEN_DIRTY",
-    "MUT_ARR_PTRS_FROZEN_CLEAN", "MUT_VAR_CLEAN", "MUT_VAR_DIRTY", "WEAK",
-    "PRIM", "MUT_PRIM", "TSO", "STACK", "TREC_CHUNK", "ATOMICALLY_FRAME",
-    "CATCH_RETRY_FRAME", "CATCH_STM_FRAME", "WHITEHOLE",
-    "SMALL_MUT_ARR_PTRS_CLEAN", "SMALL_MUT_ARR_PTRS_DIRTY",
-    "SMALL_MUT_ARR_PTRS_FROZEN_DIRTY", "SMALL_MUT_ARR_PTRS_FROZEN_CLEAN",
+    "INVALID_OBJECT",
+    "CONSTR",
+    "CONSTR_1_0",
+    "CONSTR_0_1",
+    "CONSTR_2_0",
+    "CONSTR_1_1",
+    "CONSTR_0_2",
+    "CONSTR_NOCAF",
+    "FUN",
+    "FUN_1_0",
+    "FUN_0_1",
+    "FUN_2_0",
+    "FUN_1_1",
+    "FUN_0_2",
+    "FUN_STATIC",
+    "THUNK",
+    "THUNK_1_0",
+    "THUNK_0_1",
+    "THUNK_2_0",
+    "THUNK_1_1",
+    "THUNK_0_2",
+    "THUNK_STATIC",
+    "THUNK_SELECTOR",
+    "BCO",
+    "AP",
+    "PAP",
+    "AP_STACK",
+    "IND",
+    "IND_STATIC",
+    "RET_BCO",
+    "RET_SMALL",
+    "RET_BIG",
+    "RET_FUN",
+    "UPDATE_FRAME",
+    "CATCH_FRAME",
+    "UNDERFLOW_FRAME",
+    "STOP_FRAME",
+    "BLOCKING_QUEUE",
+    "BLACKHOLE",
+    "MVAR_CLEAN",
+    "MVAR_DIRTY",
+    "TVAR",
+    "ARR_WORDS",
+    "MUT_ARR_PTRS_CLEAN",
+    "MUT_ARR_PTRS_DIRTY",
+    "MUT_ARR_PTRS_FROZEN_DIRTY",
+    "MUT_ARR_PTRS_FROZEN_CLEAN",
+    "MUT_VAR_CLEAN",
+    "MUT_VAR_DIRTY",
+    "WEAK",
+    "PRIM",
+    "MUT_PRIM",
+    "TSO",
+    "STACK",
+    "TREC_CHUNK",
+    "ATOMICALLY_FRAME",
+    "CATCH_RETRY_FRAME",
+    "CATCH_STM_FRAME",
+    "WHITEHOLE",
+    "SMALL_MUT_ARR_PTRS_CLEAN",
+    "SMALL_MUT_ARR_PTRS_DIRTY",
+    "SMALL_MUT_ARR_PTRS_FROZEN_DIRTY",
+    "SMALL_MUT_ARR_PTRS_FROZEN_CLEAN",
     "COMPACT_NFDATA",
 };
 
@@ -43,7 +92,10 @@ int dbg_type_is_constr(uint32_t type)
     return type >= DBG_CONSTR && type <= DBG_CONSTR_NOCAF;
 }
 
-static int type_is_fun(uint32_t t) { return t >= DBG_FUN && t <= DBG_FUN_STATIC; }
+static int type_is_fun(uint32_t t)
+{
+    return t >= DBG_FUN && t <= DBG_FUN_STATIC;
+}
 static int type_is_frame(uint32_t t)
 {
     return (t >= DBG_RET_SMALL && t <= DBG_STOP_FRAME) ||
@@ -141,7 +193,8 @@ static void note_unreadable(dbg_heap *h, uint64_t addr, uint64_t parent,
     u->parent = parent;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(u->why, sizeof(u->why), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized): va_start above */
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): va_start above
+    vsnprintf(u->why, sizeof(u->why), fmt, ap);
     va_end(ap);
 }
 
@@ -470,8 +523,8 @@ typedef struct decode_at {
 /* Pointers among n payload words at word index `first`, per the argument
  * bitmap of the function `fun` (FUN_BITMAP): snapshots of format 1. */
 static void push_fun_args(dbg_heap *h, decode_at at, uint64_t fun,
-                          const unsigned char *mem, uint32_t size,
-                          size_t first, uint32_t n, ptrvec *out)
+                          const unsigned char *mem, uint32_t size, size_t first,
+                          uint32_t n, ptrvec *out)
 {
     if (n == 0)
         return;
@@ -483,8 +536,8 @@ static void push_fun_args(dbg_heap *h, decode_at at, uint64_t fun,
     dbg_buf bm = {0};
     if (h->ops->fun_bitmap(h->src, UNTAG(fun), (uint16_t)n, &bm) == 0 &&
         bitmap_ok(&bm, n)) {
-        if (h->rec && dbg_snap_add_fun_bitmap(h->rec, UNTAG(fun), bm.p,
-                                              bm.len) != 0)
+        if (h->rec &&
+            dbg_snap_add_fun_bitmap(h->rec, UNTAG(fun), bm.p, bm.len) != 0)
             h->rec_failed = 1;
         for (uint32_t i = 0; i < n; i++)
             if (bm.p[4 + i])
@@ -548,8 +601,8 @@ static void decode_stack(dbg_heap *h, decode_at at, const unsigned char *mem,
                             off / WORD);
             break;
         }
-        if (h->rec && dbg_snap_add_stack_bitmap(h->rec, sp + rel, bm.p,
-                                                bm.len) != 0)
+        if (h->rec &&
+            dbg_snap_add_stack_bitmap(h->rec, sp + rel, bm.p, bm.len) != 0)
             h->rec_failed = 1;
         uint32_t n = dbg_rd32(bm.p);
         for (uint32_t i = 0; i < n; i++)
@@ -562,14 +615,14 @@ static void decode_stack(dbg_heap *h, decode_at at, const unsigned char *mem,
 
 /* The pointers a pointer map marks, and the SRTs of the frames it marks
  * (their info tables were fetched with the batch). */
-static void decode_map(dbg_heap *h, decode_at at, const clo_rec *r,
-                       ptrvec *out)
+static void decode_map(dbg_heap *h, decode_at at, const clo_rec *r, ptrvec *out)
 {
     for (uint32_t i = 0; i < r->nmap; i++) {
         if (r->map[i] == DEBUG_STUB_WORD_PTR) {
             pv_push(out, dbg_rdptr(r->mem + (size_t)i * WORD));
         } else if (r->map[i] == DEBUG_STUB_WORD_FRAME) {
-            dbg_info *fi = dbg_heap_info(h, dbg_rdptr(r->mem + (size_t)i * WORD));
+            dbg_info *fi =
+                dbg_heap_info(h, dbg_rdptr(r->mem + (size_t)i * WORD));
             if (!fi || !fi->type)
                 note_unreadable(h, at.addr, at.parent,
                                 "stack frame at word %u: no info table", i);
@@ -588,8 +641,8 @@ static void decode(dbg_heap *h, decode_at at, dbg_info *in, const clo_rec *r,
     out->n = 0;
     if (in->srt)
         pv_push(out, in->srt);
-    if (r->nmap && (t == DBG_STACK || t == DBG_AP_STACK || t == DBG_PAP ||
-                    t == DBG_AP)) {
+    if (r->nmap &&
+        (t == DBG_STACK || t == DBG_AP_STACK || t == DBG_PAP || t == DBG_AP)) {
         decode_map(h, at, r, out);
     } else if (dbg_type_is_constr(t) || type_is_fun(t) || t == DBG_PRIM ||
                t == DBG_MUT_PRIM) {
@@ -621,11 +674,16 @@ static void decode(dbg_heap *h, decode_at at, dbg_info *in, const clo_rec *r,
                             "an AP_STACK without a pointer map (a snapshot "
                             "of format 1): its stack chunk is not followed");
             break;
-        case DBG_IND: case DBG_IND_STATIC: case DBG_BLACKHOLE:
-        case DBG_MUT_VAR_CLEAN: case DBG_MUT_VAR_DIRTY:
+        case DBG_IND:
+        case DBG_IND_STATIC:
+        case DBG_BLACKHOLE:
+        case DBG_MUT_VAR_CLEAN:
+        case DBG_MUT_VAR_DIRTY:
             push_words(out, mem, size, 1, 1);
             break;
-        case DBG_BCO: case DBG_MVAR_CLEAN: case DBG_MVAR_DIRTY:
+        case DBG_BCO:
+        case DBG_MVAR_CLEAN:
+        case DBG_MVAR_DIRTY:
             push_words(out, mem, size, 1, 3);
             break;
         case DBG_TVAR:
@@ -666,7 +724,8 @@ static void decode(dbg_heap *h, decode_at at, dbg_info *in, const clo_rec *r,
             decode_stack(h, at, mem, size, out);
             break;
         default:
-            if (t >= DBG_MUT_ARR_PTRS_CLEAN && t <= DBG_MUT_ARR_PTRS_FROZEN_CLEAN)
+            if (t >= DBG_MUT_ARR_PTRS_CLEAN &&
+                t <= DBG_MUT_ARR_PTRS_FROZEN_CLEAN)
                 push_words(out, mem, size, 3, (size_t)word_at(mem, size, 1));
             else if (t >= DBG_SMALL_MUT_ARR_PTRS_CLEAN &&
                      t <= DBG_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN)
@@ -762,26 +821,26 @@ int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
         h->conn->ahead = NULL;
     }
 
-#define ENQUEUE(a, par)                                                       \
-    do {                                                                      \
-        uint64_t a_ = UNTAG(a);                                               \
-        int new_ = a_ ? addrset_add(&seen, a_) : 0;                           \
-        if (new_ < 0)                                                         \
-            goto done;                                                        \
-        if (new_) {                                                           \
-            if (qn == qcap) {                                                 \
-                size_t nc_ = qcap ? qcap * 2 : 4096;                          \
-                qent *nq_ = realloc(q, nc_ * sizeof(*nq_));                   \
-                if (!nq_)                                                     \
-                    goto done;                                                \
-                q = nq_;                                                      \
-                qcap = nc_;                                                   \
-            }                                                                 \
-            q[qn].addr = a_;                                                  \
-            q[qn].parent = (par);                                             \
-            q[qn].tag = down;                                                 \
-            qn++;                                                             \
-        }                                                                     \
+#define ENQUEUE(a, par)                                                        \
+    do {                                                                       \
+        uint64_t a_ = UNTAG(a);                                                \
+        int new_ = a_ ? addrset_add(&seen, a_) : 0;                            \
+        if (new_ < 0)                                                          \
+            goto done;                                                         \
+        if (new_) {                                                            \
+            if (qn == qcap) {                                                  \
+                size_t nc_ = qcap ? qcap * 2 : 4096;                           \
+                qent *nq_ = realloc(q, nc_ * sizeof(*nq_));                    \
+                if (!nq_)                                                      \
+                    goto done;                                                 \
+                q = nq_;                                                       \
+                qcap = nc_;                                                    \
+            }                                                                  \
+            q[qn].addr = a_;                                                   \
+            q[qn].parent = (par);                                              \
+            q[qn].tag = down;                                                  \
+            qn++;                                                              \
+        }                                                                      \
     } while (0)
 
     uint32_t down = 0;
@@ -823,7 +882,8 @@ int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
                 goto done;
             for (uint32_t k = 0; k < recs[i].nmap; k++)
                 if (recs[i].map[k] == DEBUG_STUB_WORD_FRAME &&
-                    pv_push(&infos, dbg_rdptr(recs[i].mem + (size_t)k * WORD)) != 0)
+                    pv_push(&infos,
+                            dbg_rdptr(recs[i].mem + (size_t)k * WORD)) != 0)
                     goto done;
         }
         if (off != out.len) {
@@ -836,8 +896,8 @@ int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
             const clo_rec *rec = &recs[i];
             decode_at at = {batch[i].addr, batch[i].parent};
             if (!rec->size) {
-                note_unreadable(h, at.addr, at.parent, "%.*s",
-                                (int)rec->whylen, rec->why);
+                note_unreadable(h, at.addr, at.parent, "%.*s", (int)rec->whylen,
+                                rec->why);
                 continue;
             }
             if (rec->size < WORD) {
@@ -860,7 +920,8 @@ int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
                 goto done;
             }
             if (h->rec &&
-                (dbg_snap_add_closure(h->rec, at.addr, rec->mem, rec->size) != 0 ||
+                (dbg_snap_add_closure(h->rec, at.addr, rec->mem, rec->size) !=
+                     0 ||
                  (rec->nmap && dbg_snap_add_ptrmap(h->rec, at.addr, rec->map,
                                                    rec->nmap) != 0)))
                 h->rec_failed = 1;
@@ -870,9 +931,14 @@ int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
             }
             in = info_lookup(h, iptr); /* decode may grow the cache */
             down = batch[i].tag;
-            dbg_closure c = {.addr = at.addr, .info = in, .size = rec->size,
-                             .mem = rec->mem, .ptrs = ptrs.v, .nptrs = ptrs.n,
-                             .tag = batch[i].tag, .down = &down};
+            dbg_closure c = {.addr = at.addr,
+                             .info = in,
+                             .size = rec->size,
+                             .mem = rec->mem,
+                             .ptrs = ptrs.v,
+                             .nptrs = ptrs.n,
+                             .tag = batch[i].tag,
+                             .down = &down};
             if (fn && fn(ctx, &c, at.parent)) {
                 stop = 1;
                 break;
@@ -1103,8 +1169,7 @@ static int describe_rec(const dbg_buf *b, size_t *off, dbg_info *in)
 
 /* DESCRIBE_INFOS: type, layout, SRT, constructor and source of a batch of
  * info tables in one request. */
-static int stub_infos(void *src, const uint64_t *want, size_t nw,
-                      dbg_info *res)
+static int stub_infos(void *src, const uint64_t *want, size_t nw, dbg_info *res)
 {
     dbg_conn *c = src;
     dbg_buf body = {0}, out = {0};
@@ -1133,8 +1198,7 @@ done:
     return r;
 }
 
-static int stub_stack_bitmap(void *src, uint64_t sp, uint32_t off,
-                             dbg_buf *bm)
+static int stub_stack_bitmap(void *src, uint64_t sp, uint32_t off, dbg_buf *bm)
 {
     dbg_buf body = {0};
     dbg_buf_putptr(&body, sp);
@@ -1208,6 +1272,6 @@ static int stub_dead(void *src)
 }
 
 const dbg_source_ops dbg_source_stub = {
-    "stub", stub_roots, stub_closures, stub_infos, stub_stack_bitmap,
-    stub_fun_bitmap, stub_blocks, stub_error, stub_dead,
+    "stub",          stub_roots,  stub_closures, stub_infos, stub_stack_bitmap,
+    stub_fun_bitmap, stub_blocks, stub_error,    stub_dead,
 };

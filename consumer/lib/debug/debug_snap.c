@@ -18,8 +18,15 @@
 #include <zstd.h>
 
 static const char *const sect_names[] = {
-    "?", "ROOTS", "INFOS", "CLOSURE_INDEX", "CLOSURE_DATA", "STACK_BITMAPS",
-    "FUN_BITMAPS", "BLOCKS", "PTR_MAPS",
+    "?",
+    "ROOTS",
+    "INFOS",
+    "CLOSURE_INDEX",
+    "CLOSURE_DATA",
+    "STACK_BITMAPS",
+    "FUN_BITMAPS",
+    "BLOCKS",
+    "PTR_MAPS",
 };
 
 const char *sect_name(uint32_t id)
@@ -31,7 +38,8 @@ void snap_err(dbg_snap *s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(s->err, sizeof(s->err), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized): va_start above */
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): va_start above
+    vsnprintf(s->err, sizeof(s->err), fmt, ap);
     va_end(ap);
 }
 
@@ -63,7 +71,6 @@ int buf_le(dbg_buf *b, uint64_t x, int n)
  * word from FNV's offset basis, then h ^= length and murmur3's 64-bit
  * finaliser. Word-wise so that a gigabyte is checked in a fraction of a
  * second; the shift carries every bit of a word into the low half. */
-
 
 #define FNV_OFFSET 0xcbf29ce484222325ULL
 #define FNV_PRIME 0x100000001b3ULL
@@ -188,8 +195,8 @@ int dbg_snap_add_closure(dbg_snap *s, uint64_t addr, const unsigned char *mem,
 {
     if (grow((void **)&s->clo, &s->capclo, s->nclo, sizeof(*s->clo)) != 0)
         return -1;
-    s->clo[s->nclo] = (dbg_snap_clo){.addr = addr, .off = s->mem.len,
-                                     .size = size};
+    s->clo[s->nclo] =
+        (dbg_snap_clo){.addr = addr, .off = s->mem.len, .size = size};
     if (dbg_buf_put(&s->mem, mem, size) != 0)
         return -1;
     s->nclo++;
@@ -229,8 +236,8 @@ int dbg_snap_add_ptrmap(dbg_snap *s, uint64_t addr, const unsigned char *map,
     return 0;
 }
 
-int dbg_snap_add_fun_bitmap(dbg_snap *s, uint64_t fun,
-                            const unsigned char *bm, size_t len)
+int dbg_snap_add_fun_bitmap(dbg_snap *s, uint64_t fun, const unsigned char *bm,
+                            size_t len)
 {
     uint64_t slot;
     if (len < 4)
@@ -251,8 +258,7 @@ int dbg_snap_add_fun_bitmap(dbg_snap *s, uint64_t fun,
     size_t before = s->nfun;
     if (add_bitmap(s, &s->fun, &s->nfun, &s->capfun, fun, bm, len) != 0)
         return -1;
-    if (s->nfun > before &&
-        dbg_u64map_put(&s->fun_index, fun, s->nfun) != 0)
+    if (s->nfun > before && dbg_u64map_put(&s->fun_index, fun, s->nfun) != 0)
         return -1;
     return 0;
 }
@@ -270,8 +276,8 @@ char *dup_or_null(const char *x, int *bad)
 int dbg_snap_add_info(dbg_snap *s, const dbg_info *in, const char *con,
                       char *const *src)
 {
-    if (grow((void **)&s->infos, &s->capinfos, s->ninfos,
-             sizeof(*s->infos)) != 0)
+    if (grow((void **)&s->infos, &s->capinfos, s->ninfos, sizeof(*s->infos)) !=
+        0)
         return -1;
     dbg_snap_info *o = &s->infos[s->ninfos];
     memset(o, 0, sizeof(*o));
@@ -415,4 +421,3 @@ uint64_t dbg_snap_live_bytes(const dbg_snap *s)
         t += s->clo[i].size;
     return t;
 }
-

@@ -13,7 +13,6 @@
 #include <unistd.h>
 #include <zstd.h>
 
-
 /* ---- loading ---------------------------------------------------------- */
 
 int dbg_snap_is_snapshot(const unsigned char *p, size_t len)
@@ -101,19 +100,25 @@ static int load_header(dbg_snap *s, const unsigned char *p, size_t len,
         return -1;
     }
     if (len < HDR_SIZE) {
-        snap_err(s, "offset %zu: truncated snapshot (the header needs %d "
-                    "bytes)", len, HDR_SIZE);
+        snap_err(s,
+                 "offset %zu: truncated snapshot (the header needs %d "
+                 "bytes)",
+                 len, HDR_SIZE);
         return -1;
     }
     uint32_t version = (uint32_t)le_get(p + 8, 4);
     if (version < 1 || version > DBG_SNAP_VERSION) {
-        snap_err(s, "offset 8: snapshot format version %u; this rtscope "
-                    "reads versions 1 to %d", version, DBG_SNAP_VERSION);
+        snap_err(s,
+                 "offset 8: snapshot format version %u; this rtscope "
+                 "reads versions 1 to %d",
+                 version, DBG_SNAP_VERSION);
         return -1;
     }
     if (len < TABLE_END) {
-        snap_err(s, "offset %zu: truncated snapshot (the header and section "
-                    "table need %zu bytes)", len, TABLE_END);
+        snap_err(s,
+                 "offset %zu: truncated snapshot (the header and section "
+                 "table need %zu bytes)",
+                 len, TABLE_END);
         return -1;
     }
     unsigned char head[TABLE_END];
@@ -126,20 +131,24 @@ static int load_header(dbg_snap *s, const unsigned char *p, size_t len,
     }
     s->ghc_version = (uint32_t)le_get(p + 12, 4);
     if (s->ghc_version != DBG_SNAP_GHC) {
-        snap_err(s, "offset 12: a snapshot of a heap of GHC version %u; "
-                    "rtscope debug reads GHC 9.0.2 heaps (%d)",
+        snap_err(s,
+                 "offset 12: a snapshot of a heap of GHC version %u; "
+                 "rtscope debug reads GHC 9.0.2 heaps (%d)",
                  s->ghc_version, DBG_SNAP_GHC);
         return -1;
     }
     if (p[16] != WORD) {
-        snap_err(s, "offset 16: a snapshot with %u-byte words; rtscope debug "
-                    "reads 8-byte words (x86_64)", p[16]);
+        snap_err(s,
+                 "offset 16: a snapshot with %u-byte words; rtscope debug "
+                 "reads 8-byte words (x86_64)",
+                 p[16]);
         return -1;
     }
     if (p[17] != (host_little() ? 1 : 2)) {
         snap_err(s, "offset 17: a snapshot of a %s heap; this machine is %s",
-                 p[17] == 1 ? "little-endian" : p[17] == 2 ? "big-endian"
-                                                           : "unknown-order",
+                 p[17] == 1   ? "little-endian"
+                 : p[17] == 2 ? "big-endian"
+                              : "unknown-order",
                  host_little() ? "little-endian" : "big-endian");
         return -1;
     }
@@ -163,9 +172,10 @@ static int load_header(dbg_snap *s, const unsigned char *p, size_t len,
         x->raw = le_get(e + 24, 8);
         x->sum = le_get(e + 32, 8);
         if (x->off < TABLE_END || x->off > len || x->clen > len - x->off) {
-            snap_err(s, "offset %" PRIu64 ": section %s: truncated snapshot "
-                        "(it needs bytes %" PRIu64 "-%" PRIu64
-                        ", the file has %zu)",
+            snap_err(s,
+                     "offset %" PRIu64 ": section %s: truncated snapshot "
+                     "(it needs bytes %" PRIu64 "-%" PRIu64
+                     ", the file has %zu)",
                      x->off, sect_name(x->id), x->off, x->off + x->clen, len);
             return -1;
         }
@@ -189,20 +199,24 @@ static int load_section(dbg_snap *s, const unsigned char *p, sect *x,
     if (content == ZSTD_CONTENTSIZE_ERROR ||
         content == ZSTD_CONTENTSIZE_UNKNOWN || ZSTD_isError(fsize) ||
         fsize != x->clen) {
-        snap_err(s, "offset %" PRIu64 ": section %s: not one zstd frame "
-                    "(corrupt snapshot)", x->off, sect_name(x->id));
+        snap_err(s,
+                 "offset %" PRIu64 ": section %s: not one zstd frame "
+                 "(corrupt snapshot)",
+                 x->off, sect_name(x->id));
         return -1;
     }
     if (content != x->raw) {
-        snap_err(s, "offset %" PRIu64 ": section %s: %llu bytes "
-                    "uncompressed, the section table says %" PRIu64
-                    " (corrupt snapshot)", x->off, sect_name(x->id), content,
-                 x->raw);
+        snap_err(s,
+                 "offset %" PRIu64 ": section %s: %llu bytes "
+                 "uncompressed, the section table says %" PRIu64
+                 " (corrupt snapshot)",
+                 x->off, sect_name(x->id), content, x->raw);
         return -1;
     }
     if (x->raw > *budget || x->raw > SIZE_MAX - 1) {
-        snap_err(s, "offset %" PRIu64 ": section %s: %" PRIu64
-                    " bytes uncompressed is more than allowed",
+        snap_err(s,
+                 "offset %" PRIu64 ": section %s: %" PRIu64
+                 " bytes uncompressed is more than allowed",
                  x->off, sect_name(x->id), x->raw);
         return -1;
     }
@@ -221,8 +235,10 @@ static int load_section(dbg_snap *s, const unsigned char *p, sect *x,
         return -1;
     }
     if (sum_of(x->data, (size_t)x->raw) != x->sum) {
-        snap_err(s, "offset %" PRIu64 ": section %s: checksum mismatch "
-                    "(corrupt snapshot)", x->off, sect_name(x->id));
+        snap_err(s,
+                 "offset %" PRIu64 ": section %s: checksum mismatch "
+                 "(corrupt snapshot)",
+                 x->off, sect_name(x->id));
         return -1;
     }
     return 0;
@@ -272,8 +288,8 @@ static int parse_bitmaps(dbg_snap *s, rd *r, dbg_snap_bm **v, size_t *n,
             return -1;
         if (*n && key <= (*v)[*n - 1].key)
             return -1;
-        (*v)[*n] = (dbg_snap_bm){.key = key, .off = s->bits.len,
-                                 .n = (uint32_t)k};
+        (*v)[*n] =
+            (dbg_snap_bm){.key = key, .off = s->bits.len, .n = (uint32_t)k};
         if (dbg_buf_put(&s->bits, r->p + r->pos, (size_t)k) != 0)
             return -1;
         r->pos += (size_t)k;
@@ -288,14 +304,13 @@ static int parse_closures(dbg_snap *s, rd *idx, const sect *data)
     while (idx->pos < idx->len && !idx->bad) {
         uint64_t d = rd_varint(idx), size = rd_varint(idx);
         if (idx->bad || (s->nclo && d == 0) || size < WORD ||
-            size > 0xffffffffu || addr + d < addr ||
-            size > data->raw - off)
+            size > 0xffffffffu || addr + d < addr || size > data->raw - off)
             return -1;
         addr += d; /* strictly increasing: each closure once */
         if (grow((void **)&s->clo, &s->capclo, s->nclo, sizeof(*s->clo)) != 0)
             return -1;
-        s->clo[s->nclo++] = (dbg_snap_clo){.addr = addr, .off = off,
-                                           .size = (uint32_t)size};
+        s->clo[s->nclo++] =
+            (dbg_snap_clo){.addr = addr, .off = off, .size = (uint32_t)size};
         off += size;
     }
     if (idx->bad || off != data->raw)
@@ -322,13 +337,13 @@ int dbg_snap_load_mem(dbg_snap *s, const unsigned char *p, size_t len,
     dbg_snap_init(s);
     if (load_header(s, p, len, sects, &nsect) != 0)
         return -1;
-    static const uint32_t need[] = {SECT_ROOTS, SECT_INFOS,
+    static const uint32_t need[] = {SECT_ROOTS,         SECT_INFOS,
                                     SECT_CLOSURE_INDEX, SECT_CLOSURE_DATA,
                                     SECT_STACK_BITMAPS, SECT_FUN_BITMAPS};
     for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
         if (!find_sect(sects, nsect, need[i])) {
-            snap_err(s, "offset %d: no %s section (corrupt snapshot)",
-                     HDR_SIZE, sect_name(need[i]));
+            snap_err(s, "offset %d: no %s section (corrupt snapshot)", HDR_SIZE,
+                     sect_name(need[i]));
             return -1;
         }
     uint64_t budget = max_raw ? max_raw : UINT64_MAX;
@@ -411,8 +426,10 @@ bad:
                   : strcmp(what, "FUN_BITMAPS") == 0   ? SECT_FUN_BITMAPS
                   : strcmp(what, "PTR_MAPS") == 0      ? SECT_PTR_MAPS
                                                        : SECT_BLOCKS);
-    snap_err(s, "offset %" PRIu64 ": section %s: malformed records (corrupt "
-                "snapshot)", x ? x->off : 0, what);
+    snap_err(s,
+             "offset %" PRIu64 ": section %s: malformed records (corrupt "
+             "snapshot)",
+             x ? x->off : 0, what);
     goto done;
 oom:
     snap_err(s, "out of memory");
@@ -455,4 +472,3 @@ int dbg_snap_load_file(dbg_snap *s, const char *path)
     free(p);
     return r;
 }
-

@@ -13,7 +13,6 @@
 #include <unistd.h>
 #include <zstd.h>
 
-
 /* ---- the snapshot as a heap source ------------------------------------ */
 
 static const dbg_snap_clo *find_clo(const dbg_snap *s, uint64_t addr)
@@ -29,8 +28,7 @@ static const dbg_snap_clo *find_clo(const dbg_snap *s, uint64_t addr)
     return lo < s->nclo && s->clo[lo].addr == addr ? &s->clo[lo] : NULL;
 }
 
-static const dbg_snap_bm *find_bm(const dbg_snap_bm *v, size_t n,
-                                  uint64_t key)
+static const dbg_snap_bm *find_bm(const dbg_snap_bm *v, size_t n, uint64_t key)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -96,16 +94,17 @@ static int snap_closures(void *src, const uint64_t *addrs, size_t n,
     return r ? -1 : 0;
 }
 
-static int snap_infos(void *src, const uint64_t *ptrs, size_t n,
-                      dbg_info *out)
+static int snap_infos(void *src, const uint64_t *ptrs, size_t n, dbg_info *out)
 {
     dbg_snap *s = src;
     int bad = 0;
     for (size_t i = 0; i < n; i++) {
         const dbg_snap_info *in = find_info(s, ptrs[i]);
         if (!in) {
-            snap_err(s, "info table 0x%" PRIx64 " is not in the snapshot "
-                        "(corrupt snapshot)", ptrs[i]);
+            snap_err(s,
+                     "info table 0x%" PRIx64 " is not in the snapshot "
+                     "(corrupt snapshot)",
+                     ptrs[i]);
             return -1;
         }
         out[i].type = in->type;
@@ -124,8 +123,7 @@ static int snap_infos(void *src, const uint64_t *ptrs, size_t n,
     return bad ? -1 : 0;
 }
 
-static int bm_reply(dbg_snap *s, const dbg_snap_bm *b, uint32_t n,
-                    dbg_buf *bm)
+static int bm_reply(dbg_snap *s, const dbg_snap_bm *b, uint32_t n, dbg_buf *bm)
 {
     bm->len = 0;
     if (dbg_buf_put32(bm, n) != 0 ||
@@ -136,8 +134,7 @@ static int bm_reply(dbg_snap *s, const dbg_snap_bm *b, uint32_t n,
     return 0;
 }
 
-static int snap_stack_bitmap(void *src, uint64_t sp, uint32_t off,
-                             dbg_buf *bm)
+static int snap_stack_bitmap(void *src, uint64_t sp, uint32_t off, dbg_buf *bm)
 {
     dbg_snap *s = src;
     const dbg_snap_bm *b = find_bm(s->stack, s->nstack, sp + off);
@@ -190,6 +187,6 @@ static int snap_dead(void *src)
 }
 
 const dbg_source_ops dbg_source_snap = {
-    "snapshot", snap_roots, snap_closures, snap_infos, snap_stack_bitmap,
-    snap_fun_bitmap, snap_blocks, snap_error, snap_dead,
+    "snapshot",      snap_roots,  snap_closures, snap_infos, snap_stack_bitmap,
+    snap_fun_bitmap, snap_blocks, snap_error,    snap_dead,
 };

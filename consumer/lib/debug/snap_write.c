@@ -13,7 +13,6 @@
 #include <unistd.h>
 #include <zstd.h>
 
-
 /* ---- writing ---------------------------------------------------------- */
 
 typedef struct snap_writer {
@@ -82,8 +81,7 @@ static int w_end(snap_writer *w, dbg_snap *s)
 }
 
 /* A section built in memory. */
-static int w_section(snap_writer *w, dbg_snap *s, uint32_t id,
-                     const dbg_buf *b)
+static int w_section(snap_writer *w, dbg_snap *s, uint32_t id, const dbg_buf *b)
 {
     if (w_begin(w, s, id, b->len) != 0 ||
         w_feed(w, s, b->p ? b->p : (const unsigned char *)"", b->len,
@@ -106,8 +104,9 @@ static int build_infos(const dbg_snap *s, dbg_buf *b)
         r |= buf_le(b, in->ptr, 8) | buf_le(b, in->type, 4) |
              buf_le(b, in->ptrs, 4) | buf_le(b, in->nptrs, 4) |
              buf_le(b, in->srt, 8);
-        r |= dbg_buf_put8(b, (uint8_t)((in->con ? 1 : 0) |
-                                       (in->nsrc == DBG_SOURCE_FIELDS ? 2 : 0)));
+        r |=
+            dbg_buf_put8(b, (uint8_t)((in->con ? 1 : 0) |
+                                      (in->nsrc == DBG_SOURCE_FIELDS ? 2 : 0)));
         if (in->con)
             r |= put_str(b, in->con);
         if (in->nsrc == DBG_SOURCE_FIELDS)
@@ -212,7 +211,8 @@ done:
 static void make_header(const dbg_snap *s, int nsect, unsigned char *h)
 {
     memset(h, 0, HDR_SIZE);
-    memcpy(h, DBG_SNAP_MAGIC, DBG_SNAP_MAGIC_LEN); /* NOLINT(bugprone-not-null-terminated-result): 8 bytes, no NUL in the file */
+    // NOLINTNEXTLINE(bugprone-not-null-terminated-result): the file's bytes
+    memcpy(h, DBG_SNAP_MAGIC, DBG_SNAP_MAGIC_LEN);
     le_put(h + 8, DBG_SNAP_VERSION, 4);
     le_put(h + 12, s->ghc_version, 4);
     h[16] = WORD;
@@ -303,8 +303,7 @@ done:
     return r;
 }
 
-int dbg_snap_pack(dbg_buf *out, const uint32_t *ids, const dbg_buf *raws,
-                  int n)
+int dbg_snap_pack(dbg_buf *out, const uint32_t *ids, const dbg_buf *raws, int n)
 {
     if (n < 0 || n > MAX_SECTIONS)
         return -1;
@@ -320,9 +319,9 @@ int dbg_snap_pack(dbg_buf *out, const uint32_t *ids, const dbg_buf *raws,
         unsigned char *z = malloc(bound);
         if (!z)
             return -1;
-        size_t zn = ZSTD_compress(z, bound, raws[i].p ? raws[i].p
-                                                      : (const unsigned char *)"",
-                                  raws[i].len, 1);
+        size_t zn = ZSTD_compress(
+            z, bound, raws[i].p ? raws[i].p : (const unsigned char *)"",
+            raws[i].len, 1);
         if (ZSTD_isError(zn)) {
             free(z);
             return -1;
@@ -332,8 +331,10 @@ int dbg_snap_pack(dbg_buf *out, const uint32_t *ids, const dbg_buf *raws,
         le_put(e + 8, out->len, 8);
         le_put(e + 16, zn, 8);
         le_put(e + 24, raws[i].len, 8);
-        le_put(e + 32, sum_of(raws[i].p ? raws[i].p : (const unsigned char *)"",
-                              raws[i].len), 8);
+        le_put(e + 32,
+               sum_of(raws[i].p ? raws[i].p : (const unsigned char *)"",
+                      raws[i].len),
+               8);
         int r = dbg_buf_put(out, z, zn);
         free(z);
         if (r != 0)
@@ -346,4 +347,3 @@ int dbg_snap_pack(dbg_buf *out, const uint32_t *ids, const dbg_buf *raws,
     memcpy(out->p, head, TABLE_END);
     return 0;
 }
-

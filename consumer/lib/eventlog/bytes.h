@@ -11,8 +11,8 @@ static inline uint16_t bytes_get_u16(const uint8_t *p)
 
 static inline uint32_t bytes_get_u32(const uint8_t *p)
 {
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-           (uint32_t)p[2] << 8 | p[3];
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+           p[3];
 }
 
 static inline uint64_t bytes_get_u64(const uint8_t *p)

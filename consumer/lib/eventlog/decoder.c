@@ -125,7 +125,8 @@ static el_status decoder_fail(el_decoder *dec, el_status st, uint64_t offset,
     dec->err.status = st;
     dec->err.offset = offset;
     va_start(ap, fmt);
-    vsnprintf(dec->err.msg, sizeof(dec->err.msg), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized): va_start above */
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): va_start above
+    vsnprintf(dec->err.msg, sizeof(dec->err.msg), fmt, ap);
     va_end(ap);
     dec->state = ST_ERROR;
     return st;

@@ -381,83 +381,160 @@ el_status el_event_decode(el_event *ev, el_error *err)
 const char *el_type_name(uint16_t num)
 {
     switch (num) {
-    case EL_CREATE_THREAD: return "create-thread";
-    case EL_RUN_THREAD: return "run-thread";
-    case EL_STOP_THREAD: return "stop-thread";
-    case EL_THREAD_RUNNABLE: return "thread-runnable";
-    case EL_MIGRATE_THREAD: return "migrate-thread";
-    case EL_THREAD_WAKEUP: return "thread-wakeup";
-    case EL_GC_START: return "gc-start";
-    case EL_GC_END: return "gc-end";
-    case EL_REQUEST_SEQ_GC: return "request-seq-gc";
-    case EL_REQUEST_PAR_GC: return "request-par-gc";
-    case EL_CREATE_SPARK_THREAD: return "create-spark-thread";
-    case EL_LOG_MSG: return "log-msg";
-    case EL_BLOCK_MARKER: return "block-marker";
-    case EL_USER_MSG: return "user-msg";
-    case EL_GC_IDLE: return "gc-idle";
-    case EL_GC_WORK: return "gc-work";
-    case EL_GC_DONE: return "gc-done";
-    case EL_CAPSET_CREATE: return "capset-create";
-    case EL_CAPSET_DELETE: return "capset-delete";
-    case EL_CAPSET_ASSIGN_CAP: return "capset-assign-cap";
-    case EL_CAPSET_REMOVE_CAP: return "capset-remove-cap";
-    case EL_RTS_IDENTIFIER: return "rts-identifier";
-    case EL_PROGRAM_ARGS: return "program-args";
-    case EL_PROGRAM_ENV: return "program-env";
-    case EL_OSPROCESS_PID: return "osprocess-pid";
-    case EL_OSPROCESS_PPID: return "osprocess-ppid";
-    case EL_SPARK_COUNTERS: return "spark-counters";
-    case EL_SPARK_CREATE: return "spark-create";
-    case EL_SPARK_DUD: return "spark-dud";
-    case EL_SPARK_OVERFLOW: return "spark-overflow";
-    case EL_SPARK_RUN: return "spark-run";
-    case EL_SPARK_STEAL: return "spark-steal";
-    case EL_SPARK_FIZZLE: return "spark-fizzle";
-    case EL_SPARK_GC: return "spark-gc";
-    case EL_INTERN_STRING: return "intern-string";
-    case EL_WALL_CLOCK_TIME: return "wall-clock-time";
-    case EL_THREAD_LABEL: return "thread-label";
-    case EL_CAP_CREATE: return "cap-create";
-    case EL_CAP_DELETE: return "cap-delete";
-    case EL_CAP_DISABLE: return "cap-disable";
-    case EL_CAP_ENABLE: return "cap-enable";
-    case EL_HEAP_ALLOCATED: return "heap-allocated";
-    case EL_HEAP_SIZE: return "heap-size";
-    case EL_HEAP_LIVE: return "heap-live";
-    case EL_HEAP_INFO_GHC: return "heap-info";
-    case EL_GC_STATS_GHC: return "gc-stats";
-    case EL_GC_GLOBAL_SYNC: return "gc-global-sync";
-    case EL_TASK_CREATE: return "task-create";
-    case EL_TASK_MIGRATE: return "task-migrate";
-    case EL_TASK_DELETE: return "task-delete";
-    case EL_USER_MARKER: return "user-marker";
-    case EL_HACK_BUG_T9003: return "hack-bug-t9003";
-    case EL_MEM_RETURN: return "mem-return";
-    case EL_BLOCKS_SIZE: return "blocks-size";
-    case EL_HEAP_PROF_BEGIN: return "heap-prof-begin";
-    case EL_HEAP_PROF_COST_CENTRE: return "heap-prof-cost-centre";
-    case EL_HEAP_PROF_SAMPLE_BEGIN: return "heap-prof-sample-begin";
-    case EL_HEAP_PROF_SAMPLE_COST_CENTRE: return "heap-prof-sample-cost-centre";
-    case EL_HEAP_PROF_SAMPLE_STRING: return "heap-prof-sample-string";
-    case EL_HEAP_PROF_SAMPLE_END: return "heap-prof-sample-end";
-    case EL_HEAP_BIO_PROF_SAMPLE_BEGIN: return "heap-bio-prof-sample-begin";
-    case EL_PROF_SAMPLE_COST_CENTRE: return "prof-sample-cost-centre";
-    case EL_PROF_BEGIN: return "prof-begin";
-    case EL_IPE: return "ipe";
-    case EL_USER_BINARY_MSG: return "user-binary-msg";
-    case EL_CONC_MARK_BEGIN: return "conc-mark-begin";
-    case EL_CONC_MARK_END: return "conc-mark-end";
-    case EL_CONC_SYNC_BEGIN: return "conc-sync-begin";
-    case EL_CONC_SYNC_END: return "conc-sync-end";
-    case EL_CONC_SWEEP_BEGIN: return "conc-sweep-begin";
-    case EL_CONC_SWEEP_END: return "conc-sweep-end";
-    case EL_CONC_UPD_REM_SET_FLUSH: return "conc-upd-rem-set-flush";
-    case EL_NONMOVING_HEAP_CENSUS: return "nonmoving-heap-census";
-    case EL_TICKY_COUNTER_DEF: return "ticky-counter-def";
-    case EL_TICKY_COUNTER_SAMPLE: return "ticky-counter-sample";
-    case EL_TICKY_COUNTER_BEGIN_SAMPLE: return "ticky-counter-begin-sample";
-    default: return NULL;
+    case EL_CREATE_THREAD:
+        return "create-thread";
+    case EL_RUN_THREAD:
+        return "run-thread";
+    case EL_STOP_THREAD:
+        return "stop-thread";
+    case EL_THREAD_RUNNABLE:
+        return "thread-runnable";
+    case EL_MIGRATE_THREAD:
+        return "migrate-thread";
+    case EL_THREAD_WAKEUP:
+        return "thread-wakeup";
+    case EL_GC_START:
+        return "gc-start";
+    case EL_GC_END:
+        return "gc-end";
+    case EL_REQUEST_SEQ_GC:
+        return "request-seq-gc";
+    case EL_REQUEST_PAR_GC:
+        return "request-par-gc";
+    case EL_CREATE_SPARK_THREAD:
+        return "create-spark-thread";
+    case EL_LOG_MSG:
+        return "log-msg";
+    case EL_BLOCK_MARKER:
+        return "block-marker";
+    case EL_USER_MSG:
+        return "user-msg";
+    case EL_GC_IDLE:
+        return "gc-idle";
+    case EL_GC_WORK:
+        return "gc-work";
+    case EL_GC_DONE:
+        return "gc-done";
+    case EL_CAPSET_CREATE:
+        return "capset-create";
+    case EL_CAPSET_DELETE:
+        return "capset-delete";
+    case EL_CAPSET_ASSIGN_CAP:
+        return "capset-assign-cap";
+    case EL_CAPSET_REMOVE_CAP:
+        return "capset-remove-cap";
+    case EL_RTS_IDENTIFIER:
+        return "rts-identifier";
+    case EL_PROGRAM_ARGS:
+        return "program-args";
+    case EL_PROGRAM_ENV:
+        return "program-env";
+    case EL_OSPROCESS_PID:
+        return "osprocess-pid";
+    case EL_OSPROCESS_PPID:
+        return "osprocess-ppid";
+    case EL_SPARK_COUNTERS:
+        return "spark-counters";
+    case EL_SPARK_CREATE:
+        return "spark-create";
+    case EL_SPARK_DUD:
+        return "spark-dud";
+    case EL_SPARK_OVERFLOW:
+        return "spark-overflow";
+    case EL_SPARK_RUN:
+        return "spark-run";
+    case EL_SPARK_STEAL:
+        return "spark-steal";
+    case EL_SPARK_FIZZLE:
+        return "spark-fizzle";
+    case EL_SPARK_GC:
+        return "spark-gc";
+    case EL_INTERN_STRING:
+        return "intern-string";
+    case EL_WALL_CLOCK_TIME:
+        return "wall-clock-time";
+    case EL_THREAD_LABEL:
+        return "thread-label";
+    case EL_CAP_CREATE:
+        return "cap-create";
+    case EL_CAP_DELETE:
+        return "cap-delete";
+    case EL_CAP_DISABLE:
+        return "cap-disable";
+    case EL_CAP_ENABLE:
+        return "cap-enable";
+    case EL_HEAP_ALLOCATED:
+        return "heap-allocated";
+    case EL_HEAP_SIZE:
+        return "heap-size";
+    case EL_HEAP_LIVE:
+        return "heap-live";
+    case EL_HEAP_INFO_GHC:
+        return "heap-info";
+    case EL_GC_STATS_GHC:
+        return "gc-stats";
+    case EL_GC_GLOBAL_SYNC:
+        return "gc-global-sync";
+    case EL_TASK_CREATE:
+        return "task-create";
+    case EL_TASK_MIGRATE:
+        return "task-migrate";
+    case EL_TASK_DELETE:
+        return "task-delete";
+    case EL_USER_MARKER:
+        return "user-marker";
+    case EL_HACK_BUG_T9003:
+        return "hack-bug-t9003";
+    case EL_MEM_RETURN:
+        return "mem-return";
+    case EL_BLOCKS_SIZE:
+        return "blocks-size";
+    case EL_HEAP_PROF_BEGIN:
+        return "heap-prof-begin";
+    case EL_HEAP_PROF_COST_CENTRE:
+        return "heap-prof-cost-centre";
+    case EL_HEAP_PROF_SAMPLE_BEGIN:
+        return "heap-prof-sample-begin";
+    case EL_HEAP_PROF_SAMPLE_COST_CENTRE:
+        return "heap-prof-sample-cost-centre";
+    case EL_HEAP_PROF_SAMPLE_STRING:
+        return "heap-prof-sample-string";
+    case EL_HEAP_PROF_SAMPLE_END:
+        return "heap-prof-sample-end";
+    case EL_HEAP_BIO_PROF_SAMPLE_BEGIN:
+        return "heap-bio-prof-sample-begin";
+    case EL_PROF_SAMPLE_COST_CENTRE:
+        return "prof-sample-cost-centre";
+    case EL_PROF_BEGIN:
+        return "prof-begin";
+    case EL_IPE:
+        return "ipe";
+    case EL_USER_BINARY_MSG:
+        return "user-binary-msg";
+    case EL_CONC_MARK_BEGIN:
+        return "conc-mark-begin";
+    case EL_CONC_MARK_END:
+        return "conc-mark-end";
+    case EL_CONC_SYNC_BEGIN:
+        return "conc-sync-begin";
+    case EL_CONC_SYNC_END:
+        return "conc-sync-end";
+    case EL_CONC_SWEEP_BEGIN:
+        return "conc-sweep-begin";
+    case EL_CONC_SWEEP_END:
+        return "conc-sweep-end";
+    case EL_CONC_UPD_REM_SET_FLUSH:
+        return "conc-upd-rem-set-flush";
+    case EL_NONMOVING_HEAP_CENSUS:
+        return "nonmoving-heap-census";
+    case EL_TICKY_COUNTER_DEF:
+        return "ticky-counter-def";
+    case EL_TICKY_COUNTER_SAMPLE:
+        return "ticky-counter-sample";
+    case EL_TICKY_COUNTER_BEGIN_SAMPLE:
+        return "ticky-counter-begin-sample";
+    default:
+        return NULL;
     }
 }
 

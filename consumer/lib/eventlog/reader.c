@@ -119,7 +119,7 @@ static int index_add_seg(file_index *ix, uint64_t start, uint16_t cap,
 }
 
 static void index_add_pos(file_index *ix, uint64_t offset, uint32_t len,
-                         uint64_t key)
+                          uint64_t key)
 {
     if (ix->dense)
         return;

@@ -20,7 +20,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "rtscope/model/metrics.h"
 
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,17 +77,28 @@ void metrics_free(metrics *m)
 void metrics_wanted(uint8_t wanted[65536])
 {
     static const uint16_t types[] = {
-        EL_GC_START,         EL_GC_END,
-        EL_GC_STATS_GHC,     EL_HEAP_ALLOCATED,
-        EL_HEAP_SIZE,        EL_HEAP_LIVE,
-        EL_HEAP_INFO_GHC,    EL_BLOCKS_SIZE,
-        EL_MEM_RETURN,       EL_PROGRAM_ARGS,
-        EL_OSPROCESS_PID,    EL_WALL_CLOCK_TIME,
-        EL_HEAP_PROF_BEGIN,  EL_HEAP_PROF_SAMPLE_BEGIN,
-        EL_HEAP_PROF_SAMPLE_STRING, EL_HEAP_PROF_SAMPLE_END,
-        EL_HEAP_BIO_PROF_SAMPLE_BEGIN, EL_IPE,
-        EL_HEAP_PROF_COST_CENTRE, EL_HEAP_PROF_SAMPLE_COST_CENTRE,
-        EL_USER_MARKER,      EL_USER_MSG,
+        EL_GC_START,
+        EL_GC_END,
+        EL_GC_STATS_GHC,
+        EL_HEAP_ALLOCATED,
+        EL_HEAP_SIZE,
+        EL_HEAP_LIVE,
+        EL_HEAP_INFO_GHC,
+        EL_BLOCKS_SIZE,
+        EL_MEM_RETURN,
+        EL_PROGRAM_ARGS,
+        EL_OSPROCESS_PID,
+        EL_WALL_CLOCK_TIME,
+        EL_HEAP_PROF_BEGIN,
+        EL_HEAP_PROF_SAMPLE_BEGIN,
+        EL_HEAP_PROF_SAMPLE_STRING,
+        EL_HEAP_PROF_SAMPLE_END,
+        EL_HEAP_BIO_PROF_SAMPLE_BEGIN,
+        EL_IPE,
+        EL_HEAP_PROF_COST_CENTRE,
+        EL_HEAP_PROF_SAMPLE_COST_CENTRE,
+        EL_USER_MARKER,
+        EL_USER_MSG,
     };
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
         wanted[types[i]] = 1;
@@ -109,15 +119,24 @@ int64_t metrics_unix_ns(const metrics *m, uint64_t ts)
 const char *metrics_breakdown_flag(uint32_t breakdown)
 {
     switch (breakdown) {
-    case EL_BREAKDOWN_COST_CENTRE: return "-hc";
-    case EL_BREAKDOWN_MODULE: return "-hm";
-    case EL_BREAKDOWN_CLOSURE_DESCR: return "-hd";
-    case EL_BREAKDOWN_TYPE_DESCR: return "-hy";
-    case EL_BREAKDOWN_RETAINER: return "-hr";
-    case EL_BREAKDOWN_BIOGRAPHY: return "-hb";
-    case EL_BREAKDOWN_CLOSURE_TYPE: return "-hT";
-    case EL_BREAKDOWN_INFO_TABLE: return "-hi";
-    default: return "-h?";
+    case EL_BREAKDOWN_COST_CENTRE:
+        return "-hc";
+    case EL_BREAKDOWN_MODULE:
+        return "-hm";
+    case EL_BREAKDOWN_CLOSURE_DESCR:
+        return "-hd";
+    case EL_BREAKDOWN_TYPE_DESCR:
+        return "-hy";
+    case EL_BREAKDOWN_RETAINER:
+        return "-hr";
+    case EL_BREAKDOWN_BIOGRAPHY:
+        return "-hb";
+    case EL_BREAKDOWN_CLOSURE_TYPE:
+        return "-hT";
+    case EL_BREAKDOWN_INFO_TABLE:
+        return "-hi";
+    default:
+        return "-h?";
     }
 }
 
@@ -299,8 +318,8 @@ static void metrics_gc_end(metrics *m, metrics_cap *c, uint64_t ts)
            (double)p > metrics_pause_bounds[b] * 1e9)
         b++;
     m->pause_hist[b]++;
-    int g = c->gen < 0 || c->gen >= METRICS_MAX_GENS ? METRICS_MAX_GENS
-                                                     : c->gen;
+    int g =
+        c->gen < 0 || c->gen >= METRICS_MAX_GENS ? METRICS_MAX_GENS : c->gen;
     m->gc_by_gen[g]++;
 }
 
@@ -360,8 +379,7 @@ unsigned metrics_feed(metrics *m, const el_event *ev)
         /* megablocks, as GHC 9.2 writes them */
         m->mem_current = (uint64_t)ev->u.mem_return.current * m->mblock_size;
         m->mem_needed = (uint64_t)ev->u.mem_return.needed * m->mblock_size;
-        m->mem_returned =
-            (uint64_t)ev->u.mem_return.returned * m->mblock_size;
+        m->mem_returned = (uint64_t)ev->u.mem_return.returned * m->mblock_size;
         m->mem_returned_total += m->mem_returned;
         m->have_mem = 1;
         return METRICS_CHANGED_HEAP;
@@ -415,8 +433,8 @@ unsigned metrics_feed(metrics *m, const el_event *ev)
     case EL_HEAP_PROF_SAMPLE_COST_CENTRE:
         if (m->in_sample) {
             size_t len;
-            if (bands_ccs_name(m->names, ev, &m->ccs_buf, &m->ccs_cap,
-                               &len) != 0) {
+            if (bands_ccs_name(m->names, ev, &m->ccs_buf, &m->ccs_cap, &len) !=
+                0) {
                 m->nomem = 1;
                 return 0;
             }
@@ -448,8 +466,8 @@ unsigned metrics_feed(metrics *m, const el_event *ev)
     case EL_USER_MSG: {
         uint64_t b, e, k;
         if (ev->u.msg.text.len < sizeof(METRICS_LOSS_PREFIX) - 1 ||
-            !metrics_parse_loss(ev->u.msg.text.ptr, ev->u.msg.text.len, &b,
-                                &e, &k))
+            !metrics_parse_loss(ev->u.msg.text.ptr, ev->u.msg.text.len, &b, &e,
+                                &k))
             return 0;
         m->dropped_bytes += b;
         m->dropped_events += e;

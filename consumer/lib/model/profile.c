@@ -529,7 +529,6 @@ static char *profile_dup(el_str s)
     return c;
 }
 
-
 int profile_sink(void *ctx, const el_event *ev, const el_typetab *types)
 {
     profile *p = ctx;
@@ -606,8 +605,8 @@ int profile_sink(void *ctx, const el_event *ev, const el_typetab *types)
         break;
     case EL_HEAP_PROF_SAMPLE_COST_CENTRE: {
         size_t len;
-        if (bands_ccs_name(p->names, ev, &p->scratch, &p->scratch_cap,
-                           &len) != 0)
+        if (bands_ccs_name(p->names, ev, &p->scratch, &p->scratch_cap, &len) !=
+            0)
             p->nomem = 1;
         else
             profile_band_ccs(

@@ -232,4 +232,3 @@ int report_write_diff_json(FILE *f, const profile *a, const profile *b,
     report_dict_free(&o.dict);
     return rc || o.nomem || ferror(f) ? -1 : 0;
 }
-

@@ -74,7 +74,8 @@ static void influx_set_status(influx *ix, int is_error, const char *fmt, ...)
     char msg[sizeof(ix->status)];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized) */
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     if (strcmp(msg, ix->status) == 0)
         return;
@@ -468,8 +469,8 @@ static void influx_finished(influx *ix, CURLcode rc, int64_t now)
             ix->db_ready = 1;
             influx_succeeded(ix);
         } else if (code >= 500) {
-            snprintf(what, sizeof(what), "CREATE DATABASE: HTTP %ld %.200s", code,
-                     ix->resp);
+            snprintf(what, sizeof(what), "CREATE DATABASE: HTTP %ld %.200s",
+                     code, ix->resp);
             influx_retry_later(ix, now, what);
         } else {
             /* not allowed (auth) or not understood: write anyway */

@@ -11,8 +11,6 @@
 /* ---- JSON output ----------------------------------------------------------
  */
 
-
-
 static uint64_t report_hash(const char *s, size_t len)
 {
     return rtscope_strhash(s, len);
@@ -155,4 +153,3 @@ void report_sid(report_out *o, const char *s)
 {
     fprintf(o->f, "%ld", report_dict_id(o, s, strlen(s)));
 }
-

@@ -126,20 +126,26 @@ void report_html_escape_pre(FILE *f, const char *s)
 
 int report_page_begin(FILE *f, const char *title)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-          "style-src 'unsafe-inline'\">\n<title>", f);
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
+          "charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, "
+          "initial-scale=1\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
+          "'none'; "
+          "style-src 'unsafe-inline'\">\n<title>",
+          f);
     report_html_escape(f, title);
     fputs("</title>\n<style>\n", f);
     if (report_put_asset(f, "report.css") != 0)
         return -1;
     fputs("\nbody { margin: 1em 2em; }\n"
           "table.rows { border-collapse: collapse; margin: 0.5em 0 1.5em; }\n"
-          "table.rows td, table.rows th { padding: 2px 10px; text-align: right; }\n"
+          "table.rows td, table.rows th { padding: 2px 10px; text-align: "
+          "right; }\n"
           "table.rows td.name, table.rows th.name { text-align: left; }\n"
           "pre.path { font-size: 12px; overflow-x: auto; }\n"
-          "</style>\n</head>\n<body>\n<h1>", f);
+          "</style>\n</head>\n<body>\n<h1>",
+          f);
     report_html_escape(f, title);
     fputs("</h1>\n", f);
     return ferror(f) ? -1 : 0;

@@ -195,8 +195,8 @@ static size_t pprof_ipe_locations(pprof_build *b, const char *name,
     size_t flen;
     int64_t line;
     pprof_span(e->srcloc, &flen, &line);
-    loc[n++] = pprof_function(b, name, strlen(name), e->table_name,
-                              e->srcloc, flen, line);
+    loc[n++] = pprof_function(b, name, strlen(name), e->table_name, e->srcloc,
+                              flen, line);
     if (e->label[0]) {
         size_t ml = strlen(e->module), ll = strlen(e->label);
         char *bind = malloc(ml + ll + 2);
@@ -307,9 +307,9 @@ static int pprof_gzip(FILE *f, const uint8_t *buf, size_t len)
 
 /* What the encoder needs beyond the samples. */
 typedef struct pprof_meta {
-    int with_objects;       /* sample types inuse_objects and inuse_space */
-    int diff;               /* a difference: leave out unchanged samples */
-    const char *program;    /* the mapping's file name */
+    int with_objects;    /* sample types inuse_objects and inuse_space */
+    int diff;            /* a difference: leave out unchanged samples */
+    const char *program; /* the mapping's file name */
     size_t program_len;
     int64_t time_nanos, duration_nanos;
 } pprof_meta;
@@ -489,7 +489,8 @@ int pprof_write(FILE *f, const profile *p, const profile *base)
         .duration_nanos = t_ns,
     };
     if (base && p->census.t > base->census.t)
-        m.duration_nanos = (int64_t)llround((p->census.t - base->census.t) * 1e9);
+        m.duration_nanos =
+            (int64_t)llround((p->census.t - base->census.t) * 1e9);
     return pprof_encode(f, &b, &m);
 }
 

@@ -81,10 +81,26 @@ static size_t prom_models(const prom_source *sources, size_t n,
 }
 
 enum prom_field {
-    PF_HEAP_SIZE, PF_LIVE, PF_BLOCKS, PF_MEM_CURRENT, PF_MEM_NEEDED,
-    PF_MEM_RETURNED, PF_MEM_RETURNED_TOTAL, PF_ALLOC, PF_COPIED, PF_SAMPLES, PF_SAMPLE_TOTAL,
-    PF_SAMPLE_BANDS, PF_SAMPLE_TIME, PF_IPE, PF_EVENTS, PF_DROP_BYTES,
-    PF_DROP_EVENTS, PF_DROP_BLOCKS, PF_UPTIME, PF_START,
+    PF_HEAP_SIZE,
+    PF_LIVE,
+    PF_BLOCKS,
+    PF_MEM_CURRENT,
+    PF_MEM_NEEDED,
+    PF_MEM_RETURNED,
+    PF_MEM_RETURNED_TOTAL,
+    PF_ALLOC,
+    PF_COPIED,
+    PF_SAMPLES,
+    PF_SAMPLE_TOTAL,
+    PF_SAMPLE_BANDS,
+    PF_SAMPLE_TIME,
+    PF_IPE,
+    PF_EVENTS,
+    PF_DROP_BYTES,
+    PF_DROP_EVENTS,
+    PF_DROP_BLOCKS,
+    PF_UPTIME,
+    PF_START,
 };
 
 typedef struct prom_scalar {
@@ -145,29 +161,63 @@ static const prom_scalar prom_scalars[] = {
 static int prom_value(const metrics *m, enum prom_field f, double *v)
 {
     switch (f) {
-    case PF_HEAP_SIZE: *v = (double)m->heap_size; return m->have_heap_size;
-    case PF_LIVE: *v = (double)m->live_bytes; return m->have_live_bytes;
-    case PF_BLOCKS: *v = (double)m->blocks_size; return m->have_blocks_size;
-    case PF_MEM_CURRENT: *v = (double)m->mem_current; return m->have_mem;
-    case PF_MEM_NEEDED: *v = (double)m->mem_needed; return m->have_mem;
-    case PF_MEM_RETURNED: *v = (double)m->mem_returned; return m->have_mem;
+    case PF_HEAP_SIZE:
+        *v = (double)m->heap_size;
+        return m->have_heap_size;
+    case PF_LIVE:
+        *v = (double)m->live_bytes;
+        return m->have_live_bytes;
+    case PF_BLOCKS:
+        *v = (double)m->blocks_size;
+        return m->have_blocks_size;
+    case PF_MEM_CURRENT:
+        *v = (double)m->mem_current;
+        return m->have_mem;
+    case PF_MEM_NEEDED:
+        *v = (double)m->mem_needed;
+        return m->have_mem;
+    case PF_MEM_RETURNED:
+        *v = (double)m->mem_returned;
+        return m->have_mem;
     case PF_MEM_RETURNED_TOTAL:
         *v = (double)m->mem_returned_total;
         return m->have_mem;
-    case PF_ALLOC: *v = (double)m->allocated; return 1;
-    case PF_COPIED: *v = (double)m->gc_copied; return 1;
-    case PF_SAMPLES: *v = (double)m->samples; return 1;
-    case PF_SAMPLE_TOTAL: *v = (double)m->latest.total; return m->samples > 0;
-    case PF_SAMPLE_BANDS: *v = (double)m->latest.nbands; return m->samples > 0;
+    case PF_ALLOC:
+        *v = (double)m->allocated;
+        return 1;
+    case PF_COPIED:
+        *v = (double)m->gc_copied;
+        return 1;
+    case PF_SAMPLES:
+        *v = (double)m->samples;
+        return 1;
+    case PF_SAMPLE_TOTAL:
+        *v = (double)m->latest.total;
+        return m->samples > 0;
+    case PF_SAMPLE_BANDS:
+        *v = (double)m->latest.nbands;
+        return m->samples > 0;
     case PF_SAMPLE_TIME:
         *v = (double)m->latest.ts / 1e9;
         return m->samples > 0;
-    case PF_IPE: *v = (double)m->ipe_count; return 1;
-    case PF_EVENTS: *v = (double)m->events; return 1;
-    case PF_DROP_BYTES: *v = (double)m->dropped_bytes; return 1;
-    case PF_DROP_EVENTS: *v = (double)m->dropped_events; return 1;
-    case PF_DROP_BLOCKS: *v = (double)m->dropped_blocks; return 1;
-    case PF_UPTIME: *v = (double)m->last_ts / 1e9; return 1;
+    case PF_IPE:
+        *v = (double)m->ipe_count;
+        return 1;
+    case PF_EVENTS:
+        *v = (double)m->events;
+        return 1;
+    case PF_DROP_BYTES:
+        *v = (double)m->dropped_bytes;
+        return 1;
+    case PF_DROP_EVENTS:
+        *v = (double)m->dropped_events;
+        return 1;
+    case PF_DROP_BLOCKS:
+        *v = (double)m->dropped_blocks;
+        return 1;
+    case PF_UPTIME:
+        *v = (double)m->last_ts / 1e9;
+        return 1;
     case PF_START:
         *v = (double)m->wall_offset_ns / 1e9;
         return m->have_wall;
@@ -301,11 +351,21 @@ static void prom_target_family(FILE *f, const prom_source *sources, size_t n,
         const prom_source *t = &sources[i];
         unsigned long long v = 0;
         switch (which) {
-        case 0: v = t->receiving && t->m && !t->ended; break;
-        case 1: v = t->connects; break;
-        case 2: v = t->failures; break;
-        case 3: v = t->runs; break;
-        default: v = t->read_bytes; break;
+        case 0:
+            v = t->receiving && t->m && !t->ended;
+            break;
+        case 1:
+            v = t->connects;
+            break;
+        case 2:
+            v = t->failures;
+            break;
+        case 3:
+            v = t->runs;
+            break;
+        default:
+            v = t->read_bytes;
+            break;
         }
         fprintf(f, "%s{target=\"", name);
         prom_write_label_value(f, t->spec);
@@ -316,8 +376,8 @@ static void prom_target_family(FILE *f, const prom_source *sources, size_t n,
 void prom_write_sources(FILE *f, const prom_source *sources, size_t n)
 {
     const metrics *stack[64];
-    const metrics **ms =
-        n <= 64 ? stack : calloc(n, sizeof(metrics *)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
+    const metrics **ms = n <= 64 ? stack : calloc(n, sizeof(metrics *));
     if (ms) {
         size_t k = prom_models(sources, n, ms);
         prom_write_programs(f, ms, k, sources, n);
@@ -329,8 +389,8 @@ void prom_write_sources(FILE *f, const prom_source *sources, size_t n)
     prom_target_family(f, sources, n, "rtscope_target_connects_total",
                        "counter", "Connection attempts to the target.", 1);
     prom_target_family(f, sources, n, "rtscope_target_failures_total",
-                       "counter",
-                       "Failed connections and malformed streams.", 2);
+                       "counter", "Failed connections and malformed streams.",
+                       2);
     prom_target_family(f, sources, n, "rtscope_target_runs_total", "counter",
                        "Program runs seen on the target (one per "
                        "connection that delivered an eventlog).",

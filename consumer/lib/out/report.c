@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 int report_parse_sort(const char *s, report_sort *out)
 {
     static const char *const names[] = {"size", "stddev", "name", "gradient"};
@@ -119,8 +118,8 @@ size_t *report_buckets(const profile *p, size_t *count)
 
 /* A series over the non-empty buckets, zeros at both ends trimmed:
  * {"s":FIRST,"v":[...]} */
-void report_series(FILE *f, const profile *p, const double *v,
-                          const size_t *bk, size_t n)
+void report_series(FILE *f, const profile *p, const double *v, const size_t *bk,
+                   size_t n)
 {
     size_t s = 0, e = n;
     while (s < e && v[bk[s]] == 0)
@@ -138,7 +137,7 @@ void report_series(FILE *f, const profile *p, const double *v,
 /* A sparkline: REPORT_SPARK means of the band over time, each a character
  * of "0-9A-Za-z-_" (0 to 63, relative to the band's largest). */
 void report_spark(FILE *f, const profile *p, const profile_band *b,
-                         const size_t *bk, size_t n)
+                  const size_t *bk, size_t n)
 {
     static const char digits[] =
         "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
@@ -234,7 +233,8 @@ static void report_meta(report_out *o, const profile *p, const char *input)
     fprintf(f,
             ",\"events\":%llu,\"ipe_entries\":%zu,\"from_hp\":%s,"
             "\"traces_dropped\":%llu}",
-            (unsigned long long)p->events, ipe_table_count(bands_ipe_table(p->names)),
+            (unsigned long long)p->events,
+            ipe_table_count(bands_ipe_table(p->names)),
             p->from_hp ? "true" : "false",
             (unsigned long long)p->traces_dropped);
 }
@@ -345,8 +345,8 @@ static void report_traces(report_out *o, const profile *p)
 }
 
 void report_profile(report_out *o, const profile *p, const char *input,
-                           const profile_band *const *chart,
-                           const char *const *labels, size_t nchart)
+                    const profile_band *const *chart, const char *const *labels,
+                    size_t nchart)
 {
     fputs("{\"meta\":", o->f);
     report_meta(o, p, input);
@@ -514,4 +514,3 @@ int report_write_json(FILE *f, const profile *p, const report_opts *opts)
     report_dict_free(&o.dict);
     return rc || o.nomem || ferror(f) ? -1 : 0;
 }
-

@@ -72,10 +72,7 @@ static int diff_run(int argc, char **argv)
 }
 
 const cli_command cli_cmd_diff = {
-    "diff",
-    "compare two heap profiles (HTML, or --json)",
-    diff_usage,
-    diff_run,
-    NULL,
-    NULL,
+    "diff",     "compare two heap profiles (HTML, or --json)",
+    diff_usage, diff_run,
+    NULL,       NULL,
 };

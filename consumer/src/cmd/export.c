@@ -31,8 +31,6 @@
 
 #define EXPORT_READ_BUDGET ((size_t)1 << 20)
 
-
-
 static volatile sig_atomic_t export_stop_flag;
 
 static void export_on_signal(int sig)
@@ -232,17 +230,14 @@ static int export_loop(exporter *ex)
                 if (pfds[i].fd < 0)
                     continue;
                 wfds[nw].fd = pfds[i].fd;
-                wfds[nw].events = (short)((pfds[i].events & POLLIN
-                                               ? CURL_WAIT_POLLIN
-                                               : 0) |
-                                          (pfds[i].events & POLLOUT
-                                               ? CURL_WAIT_POLLOUT
-                                               : 0));
+                wfds[nw].events =
+                    (short)((pfds[i].events & POLLIN ? CURL_WAIT_POLLIN : 0) |
+                            (pfds[i].events & POLLOUT ? CURL_WAIT_POLLOUT : 0));
                 wfds[nw].revents = 0;
                 nw++;
             }
-            curl_multi_poll(influx_multi(ex->ix), wfds, (unsigned)nw,
-                            timeout, NULL);
+            curl_multi_poll(influx_multi(ex->ix), wfds, (unsigned)nw, timeout,
+                            NULL);
             nw = 0;
             for (size_t i = 0; i < np; i++) {
                 if (pfds[i].fd < 0)
@@ -294,9 +289,19 @@ static int export_loop(exporter *ex)
 static int export_run(int argc, char **argv)
 {
     enum {
-        OPT_PROM = 2000, OPT_INFLUX, OPT_DB, OPT_NOCREATE, OPT_IQUEUE,
-        OPT_IFLUSH, OPT_IBACKOFF, OPT_INTERVAL, OPT_BANDS, OPT_BACKOFF,
-        OPT_FORGET, OPT_MERGE, OPT_QUIET,
+        OPT_PROM = 2000,
+        OPT_INFLUX,
+        OPT_DB,
+        OPT_NOCREATE,
+        OPT_IQUEUE,
+        OPT_IFLUSH,
+        OPT_IBACKOFF,
+        OPT_INTERVAL,
+        OPT_BANDS,
+        OPT_BACKOFF,
+        OPT_FORGET,
+        OPT_MERGE,
+        OPT_QUIET,
     };
     static const struct option longopts[] = {
         {"prometheus", required_argument, NULL, OPT_PROM},
@@ -327,10 +332,18 @@ static int export_run(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
-        case OPT_PROM: prom = optarg; break;
-        case OPT_INFLUX: io.url = optarg; break;
-        case OPT_DB: io.db = optarg; break;
-        case OPT_NOCREATE: io.create_db = 0; break;
+        case OPT_PROM:
+            prom = optarg;
+            break;
+        case OPT_INFLUX:
+            io.url = optarg;
+            break;
+        case OPT_DB:
+            io.db = optarg;
+            break;
+        case OPT_NOCREATE:
+            io.create_db = 0;
+            break;
         case OPT_IQUEUE:
             if (cli_parse_size(optarg, &io.queue_max) != 0 ||
                 io.queue_max < 4096)
@@ -363,8 +376,7 @@ static int export_run(int argc, char **argv)
             long v = strtol(optarg, &end, 10);
             if (*end || v < 1 || v > 1000)
                 return cli_usage_error(&cli_cmd_export,
-                                       "bad --bands '%s' (1 to 1000)",
-                                       optarg);
+                                       "bad --bands '%s' (1 to 1000)", optarg);
             to.top_n = (size_t)v;
             break;
         }
@@ -373,7 +385,9 @@ static int export_run(int argc, char **argv)
                 return cli_usage_error(&cli_cmd_export,
                                        "bad --merge-buffer '%s'", optarg);
             break;
-        case OPT_QUIET: quiet = 1; break;
+        case OPT_QUIET:
+            quiet = 1;
+            break;
         default:
             return cli_usage_error(&cli_cmd_export, "unknown option '%s'",
                                    argv[optind - 1]);
@@ -395,7 +409,8 @@ static int export_run(int argc, char **argv)
     ex.interval_ns = (uint64_t)(interval * 1e9);
     ex.forget_ms = (int64_t)(forget * 1000);
     ex.ntargets = (size_t)(argc - optind);
-    ex.targets = calloc(ex.ntargets, sizeof(target *)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
+    ex.targets = calloc(ex.ntargets, sizeof(target *));
     ex.follow = calloc(ex.ntargets, sizeof(*ex.follow));
     int rc = CLI_EXIT_OK;
     char why[300];
@@ -407,8 +422,8 @@ static int export_run(int argc, char **argv)
     for (size_t i = 0; i < ex.ntargets; i++) {
         ex.follow[i].ex = &ex;
         to.ctx = &ex.follow[i];
-        ex.targets[i] = target_new(argv[optind + (int)i], &to, why,
-                                   sizeof(why));
+        ex.targets[i] =
+            target_new(argv[optind + (int)i], &to, why, sizeof(why));
         if (!ex.targets[i]) {
             rc = cli_usage_error(&cli_cmd_export, "%s", why);
             goto out;
@@ -433,9 +448,8 @@ static int export_run(int argc, char **argv)
             flags |= MHD_USE_IPv6;
         ex.httpd = MHD_start_daemon(
             flags, 0, NULL, NULL, export_http, &ex, MHD_OPTION_SOCK_ADDR,
-            (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_TIMEOUT,
-            (unsigned)30, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
-            MHD_OPTION_END);
+            (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+            MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_END);
         if (!ex.httpd) {
             fprintf(stderr,
                     "rtscope export: cannot serve on %s: %s (is the port "

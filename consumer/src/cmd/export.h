@@ -48,13 +48,12 @@ struct exporter {
 
 void export_rts_point(export_follow *fl, uint64_t ts);
 void export_on_event(void *ctx, target *t, const el_event *ev,
-                            unsigned changed);
+                     unsigned changed);
 enum MHD_Result export_http(void *cls, struct MHD_Connection *c,
-                                   const char *url, const char *method,
-                                   const char *version,
-                                   const char *upload_data,
-                                   size_t *upload_data_size, void **con_cls);
-int export_listen_addr(const char *spec, struct sockaddr_storage *ss,
-                              char *why, size_t why_len);
+                            const char *url, const char *method,
+                            const char *version, const char *upload_data,
+                            size_t *upload_data_size, void **con_cls);
+int export_listen_addr(const char *spec, struct sockaddr_storage *ss, char *why,
+                       size_t why_len);
 
 #endif

@@ -64,8 +64,7 @@ static void export_write_self(exporter *ex, FILE *f)
     }
     prom_write_family(f, "rtscope_scrapes_total", "counter",
                       "Requests for /metrics served.");
-    fprintf(f, "rtscope_scrapes_total %llu\n",
-            (unsigned long long)ex->scrapes);
+    fprintf(f, "rtscope_scrapes_total %llu\n", (unsigned long long)ex->scrapes);
     if (!ex->ix)
         return;
     influx_stats st;
@@ -96,9 +95,8 @@ static void export_write_self(exporter *ex, FILE *f)
     }
 }
 
-static enum MHD_Result export_respond(struct MHD_Connection *c,
-                                      unsigned status, const char *type,
-                                      char *body, size_t len)
+static enum MHD_Result export_respond(struct MHD_Connection *c, unsigned status,
+                                      const char *type, char *body, size_t len)
 {
     struct MHD_Response *r =
         MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
@@ -118,8 +116,7 @@ static enum MHD_Result export_text(struct MHD_Connection *c, unsigned status,
     char *b = strdup(text);
     if (!b)
         return MHD_NO;
-    return export_respond(c, status, "text/plain; charset=utf-8", b,
-                          strlen(b));
+    return export_respond(c, status, "text/plain; charset=utf-8", b, strlen(b));
 }
 
 static enum MHD_Result export_control(exporter *ex, struct MHD_Connection *c,
@@ -137,12 +134,12 @@ static enum MHD_Result export_control(exporter *ex, struct MHD_Connection *c,
                            "unknown control: use /control/request-heap-"
                            "census, /control/start-heap-profiling or "
                            "/control/stop-heap-profiling\n");
-    const char *pid = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
-                                                  "pid");
-    const char *prog = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
-                                                   "program");
-    const char *tspec = MHD_lookup_connection_value(
-        c, MHD_GET_ARGUMENT_KIND, "target");
+    const char *pid =
+        MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
+    const char *prog =
+        MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "program");
+    const char *tspec =
+        MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "target");
     char *body = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&body, &len);
@@ -177,17 +174,16 @@ static enum MHD_Result export_control(exporter *ex, struct MHD_Connection *c,
         free(body);
         return MHD_NO;
     }
-    unsigned status = sent ? MHD_HTTP_OK
+    unsigned status = sent     ? MHD_HTTP_OK
                       : failed ? MHD_HTTP_BAD_GATEWAY
                                : MHD_HTTP_NOT_FOUND;
     return export_respond(c, status, "text/plain; charset=utf-8", body, len);
 }
 
 enum MHD_Result export_http(void *cls, struct MHD_Connection *c,
-                                   const char *url, const char *method,
-                                   const char *version,
-                                   const char *upload_data,
-                                   size_t *upload_data_size, void **con_cls)
+                            const char *url, const char *method,
+                            const char *version, const char *upload_data,
+                            size_t *upload_data_size, void **con_cls)
 {
     static int first_call_marker;
     exporter *ex = cls;
@@ -239,8 +235,8 @@ enum MHD_Result export_http(void *cls, struct MHD_Connection *c,
 }
 
 /* Parse HOST:PORT, :PORT, PORT or [V6]:PORT; HOST defaults to 127.0.0.1. */
-int export_listen_addr(const char *spec, struct sockaddr_storage *ss,
-                              char *why, size_t why_len)
+int export_listen_addr(const char *spec, struct sockaddr_storage *ss, char *why,
+                       size_t why_len)
 {
     el_hostport hp;
     el_error err;
@@ -264,4 +260,3 @@ int export_listen_addr(const char *spec, struct sockaddr_storage *ss,
     freeaddrinfo(res);
     return 0;
 }
-

@@ -20,8 +20,8 @@ static size_t export_series(exporter *ex, const char *measurement,
                             const metrics *m)
 {
     char prog[300];
-    influx_escape_tag(prog, sizeof(prog), m->program[0] ? m->program
-                                                        : "unknown");
+    influx_escape_tag(prog, sizeof(prog),
+                      m->program[0] ? m->program : "unknown");
     int n = snprintf(ex->line, sizeof(ex->line), "%s,program=%s,pid=%lu",
                      measurement, prog, (unsigned long)m->pid);
     return n < 0 ? 0 : (size_t)n;
@@ -33,13 +33,13 @@ static void export_add(exporter *ex, size_t n)
         influx_add(ex->ix, ex->line, n);
 }
 
-#define EXPORT_APPEND(ex, n, ...)                                             \
-    do {                                                                      \
-        if ((n) < sizeof((ex)->line)) {                                       \
-            int w_ = snprintf((ex)->line + (n), sizeof((ex)->line) - (n),     \
-                              __VA_ARGS__);                                   \
-            (n) += w_ < 0 ? 0 : (size_t)w_;                                   \
-        }                                                                     \
+#define EXPORT_APPEND(ex, n, ...)                                              \
+    do {                                                                       \
+        if ((n) < sizeof((ex)->line)) {                                        \
+            int w_ = snprintf((ex)->line + (n), sizeof((ex)->line) - (n),      \
+                              __VA_ARGS__);                                    \
+            (n) += w_ < 0 ? 0 : (size_t)w_;                                    \
+        }                                                                      \
     } while (0)
 
 void export_rts_point(export_follow *fl, uint64_t ts)
@@ -52,17 +52,15 @@ void export_rts_point(export_follow *fl, uint64_t ts)
     for (int g = 1; g <= METRICS_MAX_GENS; g++)
         major += m->gc_by_gen[g];
     size_t n = export_series(ex, "ghc_rts", m);
-    EXPORT_APPEND(ex, n,
-                  " allocated=%llui,gc_count=%llui,gc_major=%llui,"
-                  "gc_pause_total=%.9g,gc_pause_max=%.9g,gc_copied=%llui,"
-                  "dropped_bytes=%llui,events=%llui",
-                  (unsigned long long)m->allocated,
-                  (unsigned long long)m->gc_count, (unsigned long long)major,
-                  (double)m->pause_sum_ns / 1e9,
-                  (double)m->pause_max_ns / 1e9,
-                  (unsigned long long)m->gc_copied,
-                  (unsigned long long)m->dropped_bytes,
-                  (unsigned long long)m->events);
+    EXPORT_APPEND(
+        ex, n,
+        " allocated=%llui,gc_count=%llui,gc_major=%llui,"
+        "gc_pause_total=%.9g,gc_pause_max=%.9g,gc_copied=%llui,"
+        "dropped_bytes=%llui,events=%llui",
+        (unsigned long long)m->allocated, (unsigned long long)m->gc_count,
+        (unsigned long long)major, (double)m->pause_sum_ns / 1e9,
+        (double)m->pause_max_ns / 1e9, (unsigned long long)m->gc_copied,
+        (unsigned long long)m->dropped_bytes, (unsigned long long)m->events);
     if (m->have_heap_size)
         EXPORT_APPEND(ex, n, ",heap_size=%llui",
                       (unsigned long long)m->heap_size);
@@ -98,11 +96,11 @@ static void export_sample_points(export_follow *fl)
     fl->last_sample_ts = s->ts;
     fl->sample_written = 1;
     size_t n = export_series(ex, "ghc_heap_census", m);
-    EXPORT_APPEND(ex, n, " total=%llui,bands=%llui,other=%llui,sample=%llui %lld",
-                  (unsigned long long)s->total,
-                  (unsigned long long)s->nbands,
-                  (unsigned long long)s->other,
-                  (unsigned long long)m->samples, (long long)when);
+    EXPORT_APPEND(ex, n,
+                  " total=%llui,bands=%llui,other=%llui,sample=%llui %lld",
+                  (unsigned long long)s->total, (unsigned long long)s->nbands,
+                  (unsigned long long)s->other, (unsigned long long)m->samples,
+                  (long long)when);
     export_add(ex, n);
     char band[1024];
     for (size_t i = 0; i <= s->ntop; i++) {
@@ -121,8 +119,7 @@ static void export_marker_point(export_follow *fl)
 {
     exporter *ex = fl->ex;
     const metrics *m = fl->t->m;
-    const metrics_marker *mk =
-        &m->markers[(m->nmarkers - 1) % METRICS_MARKERS];
+    const metrics_marker *mk = &m->markers[(m->nmarkers - 1) % METRICS_MARKERS];
     char text[256];
     influx_escape_string(text, sizeof(text), mk->text);
     size_t n = export_series(ex, "ghc_marker", m);
@@ -144,8 +141,7 @@ static uint16_t export_gc_last_event(const target *t)
     return EL_HEAP_SIZE;
 }
 
-void export_on_event(void *ctx, target *t, const el_event *ev,
-                            unsigned changed)
+void export_on_event(void *ctx, target *t, const el_event *ev, unsigned changed)
 {
     export_follow *fl = ctx;
     exporter *ex = fl->ex;
@@ -164,8 +160,8 @@ void export_on_event(void *ctx, target *t, const el_event *ev,
     }
     if (!ex->ix || !changed || !t->m->have_wall || !t->m->have_pid)
         return;
-    if (changed & (METRICS_CHANGED_HEAP | METRICS_CHANGED_GC |
-                   METRICS_CHANGED_LOSS))
+    if (changed &
+        (METRICS_CHANGED_HEAP | METRICS_CHANGED_GC | METRICS_CHANGED_LOSS))
         fl->rts_dirty = 1;
     if (changed & METRICS_CHANGED_SAMPLE)
         export_sample_points(fl);
@@ -176,4 +172,3 @@ void export_on_event(void *ctx, target *t, const el_event *ev,
         (!fl->rts_written || ev->ts >= fl->last_rts_ts + ex->interval_ns))
         export_rts_point(fl, ev->ts);
 }
-

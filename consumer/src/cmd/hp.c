@@ -84,10 +84,7 @@ static int hp_run(int argc, char **argv)
 }
 
 const cli_command cli_cmd_hp = {
-    "hp",
-    "write the heap profile as a .hp file for hp2ps",
-    hp_usage,
-    hp_run,
-    NULL,
-    NULL,
+    "hp",     "write the heap profile as a .hp file for hp2ps",
+    hp_usage, hp_run,
+    NULL,     NULL,
 };

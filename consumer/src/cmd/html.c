@@ -83,10 +83,7 @@ static int html_run(int argc, char **argv)
 }
 
 const cli_command cli_cmd_html = {
-    "html",
-    "write a heap-profile report (HTML, or --json)",
-    html_usage,
-    html_run,
-    NULL,
-    NULL,
+    "html",     "write a heap-profile report (HTML, or --json)",
+    html_usage, html_run,
+    NULL,       NULL,
 };

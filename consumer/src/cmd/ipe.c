@@ -2,8 +2,8 @@
  * info-table address (the last entry for an address wins), sorted by
  * address. */
 #define _POSIX_C_SOURCE 200809L
-#include "cli.h"
 #include "rtscope/model/ipe.h"
+#include "cli.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -112,8 +112,12 @@ static int ipe_run(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'o': output = optarg; break;
-        case 'N': header = 0; break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'N':
+            header = 0;
+            break;
         default:
             if (c == '?' || cli_common_option(&io, c, optarg) != 0) {
                 ipe_table_free(s.names);
@@ -140,7 +144,8 @@ static int ipe_run(int argc, char **argv)
         if (s.n)
             qsort(s.rows, s.n, sizeof(*s.rows), ipe_row_cmp);
         if (header)
-            fputs("address\ttable\tclosure_type\ttype\tlabel\tmodule\tsrcloc\tname\n",
+            fputs("address\ttable\tclosure_"
+                  "type\ttype\tlabel\tmodule\tsrcloc\tname\n",
                   out);
         for (size_t i = 0; i < s.n; i++) {
             if (i + 1 < s.n && s.rows[i + 1].info == s.rows[i].info)
@@ -158,10 +163,7 @@ static int ipe_run(int argc, char **argv)
 }
 
 const cli_command cli_cmd_ipe = {
-    "ipe",
-    "print the info-table provenance (IPE) table",
-    ipe_usage,
-    ipe_run,
-    NULL,
-    NULL,
+    "ipe",     "print the info-table provenance (IPE) table",
+    ipe_usage, ipe_run,
+    NULL,      NULL,
 };

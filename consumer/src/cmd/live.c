@@ -108,8 +108,8 @@ static void live_draw_program(live_view *v, const target *t, int row)
         live_bytes(a, sizeof(a), (double)m->mem_current);
         live_bytes(b, sizeof(b), (double)m->mem_needed);
         live_bytes(c, sizeof(c), (double)m->mem_returned);
-        mvprintw(row++, 14,
-                 "last major GC: held %s, wanted %s, returned %s", a, b, c);
+        mvprintw(row++, 14, "last major GC: held %s, wanted %s, returned %s", a,
+                 b, c);
     }
     uint64_t major = 0;
     for (int g = 1; g <= METRICS_MAX_GENS; g++)
@@ -127,8 +127,9 @@ static void live_draw_program(live_view *v, const target *t, int row)
     if (m->dropped_bytes) {
         live_bytes(a, sizeof(a), (double)m->dropped_bytes);
         attron(A_BOLD);
-        mvprintw(row++, 0, "lost          %s (%llu events) dropped by the "
-                           "socket: rtscope read too slowly",
+        mvprintw(row++, 0,
+                 "lost          %s (%llu events) dropped by the "
+                 "socket: rtscope read too slowly",
                  a, (unsigned long long)m->dropped_events);
         attroff(A_BOLD);
     }
@@ -161,10 +162,9 @@ static void live_draw_program(live_view *v, const target *t, int row)
     for (size_t i = 0; i <= m->latest.ntop && (int)i < band_rows; i++) {
         if (!m->samples)
             break;
-        const char *name = i < m->latest.ntop ? m->latest.top[i].name
-                                              : "other";
-        uint64_t bytes = i < m->latest.ntop ? m->latest.top[i].bytes
-                                            : m->latest.other;
+        const char *name = i < m->latest.ntop ? m->latest.top[i].name : "other";
+        uint64_t bytes =
+            i < m->latest.ntop ? m->latest.top[i].bytes : m->latest.other;
         if (i == m->latest.ntop && !bytes)
             break;
         live_bytes(a, sizeof(a), (double)bytes);
@@ -209,8 +209,7 @@ static void live_draw(live_view *v)
         mvprintw(row++, 0, "%c %-28.28s %-10s %s pid %lu  run %llu  %.1f s",
                  i == v->sel ? '>' : ' ', t->spec, target_state_name(t),
                  m && m->program[0] ? m->program : "-",
-                 m ? (unsigned long)m->pid : 0ul,
-                 (unsigned long long)t->runs,
+                 m ? (unsigned long)m->pid : 0ul, (unsigned long long)t->runs,
                  m ? (double)m->last_ts / 1e9 : 0.0);
         if (i == v->sel)
             attroff(A_BOLD);
@@ -289,12 +288,9 @@ static const char live_usage[] =
 static int live_run(int argc, char **argv);
 
 const cli_command cli_cmd_live = {
-    "live",
-    "terminal view of running programs (eventlog sockets)",
-    live_usage,
-    live_run,
-    NULL,
-    NULL,
+    "live",     "terminal view of running programs (eventlog sockets)",
+    live_usage, live_run,
+    NULL,       NULL,
 };
 
 static int live_loop(live_view *v)
@@ -324,8 +320,7 @@ static int live_loop(live_view *v)
             break;
         now = target_now_ms();
         for (size_t i = 0; i < n; i++)
-            target_step(v->targets[i], pfds[i].revents, now,
-                        LIVE_READ_BUDGET);
+            target_step(v->targets[i], pfds[i].revents, now, LIVE_READ_BUDGET);
         if (pfds[n].revents & (POLLIN | POLLHUP)) {
             int ch, redraw = 0, quit = 0;
             while ((ch = getch()) != ERR) {
@@ -402,14 +397,14 @@ static int live_run(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     v.ntargets = (size_t)(argc - optind);
-    v.targets = calloc(v.ntargets, sizeof(target *)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
+    v.targets = calloc(v.ntargets, sizeof(target *));
     if (!v.targets)
         return CLI_EXIT_DATA;
     int rc = CLI_EXIT_OK;
     char why[300];
     for (size_t i = 0; i < v.ntargets; i++) {
-        v.targets[i] = target_new(argv[optind + (int)i], &to, why,
-                                  sizeof(why));
+        v.targets[i] = target_new(argv[optind + (int)i], &to, why, sizeof(why));
         if (!v.targets[i]) {
             rc = cli_usage_error(&cli_cmd_live, "%s", why);
             goto out;

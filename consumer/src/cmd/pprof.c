@@ -8,9 +8,9 @@
 #include "debug.h"
 #include "groups.h"
 #include "profile_load.h"
-#include "session.h"
 #include "rtscope/debug/debug_client.h"
 #include "rtscope/debug/debug_snap.h"
+#include "session.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -115,8 +115,7 @@ static int pprof_write_profiles(FILE *f, const void *ctx)
     return pprof_write(f, pp->p, pp->base);
 }
 
-static int pprof_output(const char *output, pprof_writer write,
-                        const void *ctx)
+static int pprof_output(const char *output, pprof_writer write, const void *ctx)
 {
     if (strcmp(output, "-") == 0) {
         if (isatty(STDOUT_FILENO)) {
@@ -220,8 +219,8 @@ static void pprof_heap_free(pprof_heap *ph)
     free(ph->program);
 }
 
-static int pprof_heap_row(void *ctx, dbg_heap *h, uint64_t info,
-                          uint64_t count, uint64_t bytes)
+static int pprof_heap_row(void *ctx, dbg_heap *h, uint64_t info, uint64_t count,
+                          uint64_t bytes)
 {
     pprof_heap *ph = ctx;
     if (ph->n == ph->cap) {
@@ -286,8 +285,9 @@ static int pprof_heap_run(const char *target, int snapshot, int gc,
     struct timespec ts;
     if (!snapshot && clock_gettime(CLOCK_REALTIME, &ts) == 0)
         ph.time_nanos = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-    int rc = ph.program ? debug_census_each_info(target, gc, pprof_heap_row, &ph)
-                        : debug_fail("out of memory");
+    int rc = ph.program
+                 ? debug_census_each_info(target, gc, pprof_heap_row, &ph)
+                 : debug_fail("out of memory");
     for (size_t i = 0; rc == 0 && i < ph.n; i++)
         ph.rows[i].ipe = ph.ipe[i].table_name ? &ph.ipe[i] : NULL;
     if (rc == 0)

@@ -13,22 +13,32 @@ typedef struct show_state {
     int blocks;  /* also show block markers */
     int offsets; /* prefix byte offsets */
     int header_done;
-    int header;  /* print the event-type table first */
+    int header; /* print the event-type table first */
 } show_state;
 
 static const char *show_stop_status(uint16_t s)
 {
     static const char *const names[] = {
-        "no status",          "heap overflow",
-        "stack overflow",     "yielding",
-        "blocked",            "finished",
-        "making a foreign call", "blocked on an MVar",
-        "blocked on a black hole", "blocked on an input operation",
-        "blocked on an output operation", "blocked on a delay operation",
-        "blocked on STM",     "blocked on asyncDoProc",
-        "blocked on a foreign call", "blocked on a foreign call (2)",
-        "blocked on throwTo", "migrating",
-        "blocked on globalise", "no status",
+        "no status",
+        "heap overflow",
+        "stack overflow",
+        "yielding",
+        "blocked",
+        "finished",
+        "making a foreign call",
+        "blocked on an MVar",
+        "blocked on a black hole",
+        "blocked on an input operation",
+        "blocked on an output operation",
+        "blocked on a delay operation",
+        "blocked on STM",
+        "blocked on asyncDoProc",
+        "blocked on a foreign call",
+        "blocked on a foreign call (2)",
+        "blocked on throwTo",
+        "migrating",
+        "blocked on globalise",
+        "no status",
         "blocked reading an MVar",
     };
     return s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown status";
@@ -37,15 +47,24 @@ static const char *show_stop_status(uint16_t s)
 static const char *show_breakdown(uint32_t b)
 {
     switch (b) {
-    case EL_BREAKDOWN_COST_CENTRE: return "cost centre";
-    case EL_BREAKDOWN_MODULE: return "module";
-    case EL_BREAKDOWN_CLOSURE_DESCR: return "closure description";
-    case EL_BREAKDOWN_TYPE_DESCR: return "type description";
-    case EL_BREAKDOWN_RETAINER: return "retainer";
-    case EL_BREAKDOWN_BIOGRAPHY: return "biography";
-    case EL_BREAKDOWN_CLOSURE_TYPE: return "closure type";
-    case EL_BREAKDOWN_INFO_TABLE: return "info table";
-    default: return "unknown breakdown";
+    case EL_BREAKDOWN_COST_CENTRE:
+        return "cost centre";
+    case EL_BREAKDOWN_MODULE:
+        return "module";
+    case EL_BREAKDOWN_CLOSURE_DESCR:
+        return "closure description";
+    case EL_BREAKDOWN_TYPE_DESCR:
+        return "type description";
+    case EL_BREAKDOWN_RETAINER:
+        return "retainer";
+    case EL_BREAKDOWN_BIOGRAPHY:
+        return "biography";
+    case EL_BREAKDOWN_CLOSURE_TYPE:
+        return "closure type";
+    case EL_BREAKDOWN_INFO_TABLE:
+        return "info table";
+    default:
+        return "unknown breakdown";
     }
 }
 
@@ -87,8 +106,7 @@ static void show_describe(FILE *f, const el_event *ev, const el_typetab *types)
         fprintf(f, "running thread %" PRIu32, ev->u.thread.thread);
         break;
     case EL_STOP_THREAD:
-        fprintf(f, "stopping thread %" PRIu32 " (%s)",
-                ev->u.stop_thread.thread,
+        fprintf(f, "stopping thread %" PRIu32 " (%s)", ev->u.stop_thread.thread,
                 show_stop_status(ev->u.stop_thread.status));
         if (ev->u.stop_thread.status == 8 && ev->u.stop_thread.blocked_on)
             fprintf(f, " owned by thread %" PRIu32,
@@ -108,14 +126,30 @@ static void show_describe(FILE *f, const el_event *ev, const el_typetab *types)
     case EL_CREATE_SPARK_THREAD:
         fprintf(f, "creating spark thread %" PRIu32, ev->u.thread.thread);
         break;
-    case EL_GC_START: fputs("starting GC", f); break;
-    case EL_GC_END: fputs("finished GC", f); break;
-    case EL_REQUEST_SEQ_GC: fputs("requesting sequential GC", f); break;
-    case EL_REQUEST_PAR_GC: fputs("requesting parallel GC", f); break;
-    case EL_GC_IDLE: fputs("GC idle", f); break;
-    case EL_GC_WORK: fputs("GC working", f); break;
-    case EL_GC_DONE: fputs("GC done", f); break;
-    case EL_GC_GLOBAL_SYNC: fputs("all caps stopped for GC", f); break;
+    case EL_GC_START:
+        fputs("starting GC", f);
+        break;
+    case EL_GC_END:
+        fputs("finished GC", f);
+        break;
+    case EL_REQUEST_SEQ_GC:
+        fputs("requesting sequential GC", f);
+        break;
+    case EL_REQUEST_PAR_GC:
+        fputs("requesting parallel GC", f);
+        break;
+    case EL_GC_IDLE:
+        fputs("GC idle", f);
+        break;
+    case EL_GC_WORK:
+        fputs("GC working", f);
+        break;
+    case EL_GC_DONE:
+        fputs("GC done", f);
+        break;
+    case EL_GC_GLOBAL_SYNC:
+        fputs("all caps stopped for GC", f);
+        break;
     case EL_LOG_MSG:
     case EL_USER_MSG:
         cli_put_str(f, ev->u.msg.text);
@@ -140,12 +174,12 @@ static void show_describe(FILE *f, const el_event *ev, const el_typetab *types)
         fprintf(f, "deleted capset %" PRIu32, ev->u.capset.capset);
         break;
     case EL_CAPSET_ASSIGN_CAP:
-        fprintf(f, "assigned cap %u to capset %" PRIu32,
-                ev->u.capset_cap.cap, ev->u.capset_cap.capset);
+        fprintf(f, "assigned cap %u to capset %" PRIu32, ev->u.capset_cap.cap,
+                ev->u.capset_cap.capset);
         break;
     case EL_CAPSET_REMOVE_CAP:
-        fprintf(f, "removed cap %u from capset %" PRIu32,
-                ev->u.capset_cap.cap, ev->u.capset_cap.capset);
+        fprintf(f, "removed cap %u from capset %" PRIu32, ev->u.capset_cap.cap,
+                ev->u.capset_cap.capset);
         break;
     case EL_RTS_IDENTIFIER:
         fprintf(f, "capset %" PRIu32 ": RTS version \"",
@@ -164,12 +198,13 @@ static void show_describe(FILE *f, const el_event *ev, const el_typetab *types)
                 ev->u.pid.pid);
         break;
     case EL_OSPROCESS_PPID:
-        fprintf(f, "capset %" PRIu32 ": parent pid %" PRIu32,
-                ev->u.pid.capset, ev->u.pid.pid);
+        fprintf(f, "capset %" PRIu32 ": parent pid %" PRIu32, ev->u.pid.capset,
+                ev->u.pid.pid);
         break;
     case EL_WALL_CLOCK_TIME:
-        fprintf(f, "capset %" PRIu32 ": wall clock time %" PRIu64 "s %" PRIu32
-                   "ns (unix epoch)",
+        fprintf(f,
+                "capset %" PRIu32 ": wall clock time %" PRIu64 "s %" PRIu32
+                "ns (unix epoch)",
                 ev->u.wall_clock.capset, ev->u.wall_clock.sec,
                 ev->u.wall_clock.nsec);
         break;
@@ -180,20 +215,32 @@ static void show_describe(FILE *f, const el_event *ev, const el_typetab *types)
                 " overflowed, %" PRIu64 " dud, %" PRIu64 " GC'd, %" PRIu64
                 " fizzled)",
                 ev->u.spark_counters.created, ev->u.spark_counters.converted,
-                ev->u.spark_counters.remaining,
-                ev->u.spark_counters.overflowed, ev->u.spark_counters.dud,
-                ev->u.spark_counters.gcd, ev->u.spark_counters.fizzled);
+                ev->u.spark_counters.remaining, ev->u.spark_counters.overflowed,
+                ev->u.spark_counters.dud, ev->u.spark_counters.gcd,
+                ev->u.spark_counters.fizzled);
         break;
-    case EL_SPARK_CREATE: fputs("spark created", f); break;
-    case EL_SPARK_DUD: fputs("dud spark discarded", f); break;
-    case EL_SPARK_OVERFLOW: fputs("overflowed spark discarded", f); break;
-    case EL_SPARK_RUN: fputs("running a local spark", f); break;
+    case EL_SPARK_CREATE:
+        fputs("spark created", f);
+        break;
+    case EL_SPARK_DUD:
+        fputs("dud spark discarded", f);
+        break;
+    case EL_SPARK_OVERFLOW:
+        fputs("overflowed spark discarded", f);
+        break;
+    case EL_SPARK_RUN:
+        fputs("running a local spark", f);
+        break;
     case EL_SPARK_STEAL:
         fprintf(f, "stealing a spark from cap %u",
                 ev->u.spark_steal.victim_cap);
         break;
-    case EL_SPARK_FIZZLE: fputs("spark fizzled", f); break;
-    case EL_SPARK_GC: fputs("spark GCed", f); break;
+    case EL_SPARK_FIZZLE:
+        fputs("spark fizzled", f);
+        break;
+    case EL_SPARK_GC:
+        fputs("spark GCed", f);
+        break;
     case EL_INTERN_STRING:
         fprintf(f, "interned string %" PRIu32 ": \"", ev->u.intern_string.id);
         cli_put_str(f, ev->u.intern_string.str);
@@ -205,13 +252,22 @@ static void show_describe(FILE *f, const el_event *ev, const el_typetab *types)
         cli_put_str(f, ev->u.thread_label.label);
         fputc('"', f);
         break;
-    case EL_CAP_CREATE: fprintf(f, "created cap %u", ev->u.cap.cap); break;
-    case EL_CAP_DELETE: fprintf(f, "deleted cap %u", ev->u.cap.cap); break;
-    case EL_CAP_DISABLE: fprintf(f, "disabled cap %u", ev->u.cap.cap); break;
-    case EL_CAP_ENABLE: fprintf(f, "enabled cap %u", ev->u.cap.cap); break;
+    case EL_CAP_CREATE:
+        fprintf(f, "created cap %u", ev->u.cap.cap);
+        break;
+    case EL_CAP_DELETE:
+        fprintf(f, "deleted cap %u", ev->u.cap.cap);
+        break;
+    case EL_CAP_DISABLE:
+        fprintf(f, "disabled cap %u", ev->u.cap.cap);
+        break;
+    case EL_CAP_ENABLE:
+        fprintf(f, "enabled cap %u", ev->u.cap.cap);
+        break;
     case EL_HEAP_ALLOCATED:
-        fprintf(f, "allocated on heap capset %" PRIu32 ": %" PRIu64
-                   " total bytes till now",
+        fprintf(f,
+                "allocated on heap capset %" PRIu32 ": %" PRIu64
+                " total bytes till now",
                 ev->u.heap.capset, ev->u.heap.bytes);
         break;
     case EL_HEAP_SIZE:
@@ -219,8 +275,7 @@ static void show_describe(FILE *f, const el_event *ev, const el_typetab *types)
                 ev->u.heap.capset, ev->u.heap.bytes);
         break;
     case EL_BLOCKS_SIZE:
-        fprintf(f, "blocks size of heap capset %" PRIu32 ": %" PRIu64
-                   " bytes",
+        fprintf(f, "blocks size of heap capset %" PRIu32 ": %" PRIu64 " bytes",
                 ev->u.heap.capset, ev->u.heap.bytes);
         break;
     case EL_HEAP_LIVE:
@@ -229,13 +284,13 @@ static void show_describe(FILE *f, const el_event *ev, const el_typetab *types)
         break;
     case EL_HEAP_INFO_GHC:
         fprintf(f,
-                "heap stats for heap capset %" PRIu32 ": generations %u, %" PRIu64
-                " bytes max heap size, %" PRIu64 " bytes alloc area size, %" PRIu64
+                "heap stats for heap capset %" PRIu32
+                ": generations %u, %" PRIu64 " bytes max heap size, %" PRIu64
+                " bytes alloc area size, %" PRIu64
                 " bytes mblock size, %" PRIu64 " bytes block size",
                 ev->u.heap_info.capset, ev->u.heap_info.gens,
-                ev->u.heap_info.max_heap_size,
-                ev->u.heap_info.alloc_area_size, ev->u.heap_info.mblock_size,
-                ev->u.heap_info.block_size);
+                ev->u.heap_info.max_heap_size, ev->u.heap_info.alloc_area_size,
+                ev->u.heap_info.mblock_size, ev->u.heap_info.block_size);
         break;
     case EL_GC_STATS_GHC:
         fprintf(f,
@@ -244,9 +299,9 @@ static void show_describe(FILE *f, const el_event *ev, const el_typetab *types)
                 " bytes fragmentation, %" PRIu32 " par threads, %" PRIu64
                 " bytes max par copied, %" PRIu64 " bytes total par copied",
                 ev->u.gc_stats.capset, ev->u.gc_stats.gen,
-                ev->u.gc_stats.copied, ev->u.gc_stats.slop,
-                ev->u.gc_stats.frag, ev->u.gc_stats.par_n_threads,
-                ev->u.gc_stats.par_max_copied, ev->u.gc_stats.par_tot_copied);
+                ev->u.gc_stats.copied, ev->u.gc_stats.slop, ev->u.gc_stats.frag,
+                ev->u.gc_stats.par_n_threads, ev->u.gc_stats.par_max_copied,
+                ev->u.gc_stats.par_tot_copied);
         if (ev->u.gc_stats.has_par_balanced_copied)
             fprintf(f, ", %" PRIu64 " bytes balanced par copied",
                     ev->u.gc_stats.par_balanced_copied);
@@ -259,8 +314,9 @@ static void show_describe(FILE *f, const el_event *ev, const el_typetab *types)
                 ev->u.mem_return.needed, ev->u.mem_return.returned);
         break;
     case EL_TASK_CREATE:
-        fprintf(f, "task 0x%" PRIx64 " created on cap %u with OS kernel "
-                   "thread %" PRIu64,
+        fprintf(f,
+                "task 0x%" PRIx64 " created on cap %u with OS kernel "
+                "thread %" PRIu64,
                 ev->u.task_create.task, ev->u.task_create.cap,
                 ev->u.task_create.tid);
         break;
@@ -272,17 +328,21 @@ static void show_describe(FILE *f, const el_event *ev, const el_typetab *types)
     case EL_TASK_DELETE:
         fprintf(f, "task 0x%" PRIx64 " deleted", ev->u.task_delete.task);
         break;
-    case EL_HACK_BUG_T9003: fputs("empty event for bug #9003", f); break;
+    case EL_HACK_BUG_T9003:
+        fputs("empty event for bug #9003", f);
+        break;
     case EL_HEAP_PROF_BEGIN:
-        fprintf(f, "start heap profile %u at sampling period %" PRIu64
-                   " ns broken down by %s",
+        fprintf(f,
+                "start heap profile %u at sampling period %" PRIu64
+                " ns broken down by %s",
                 ev->u.heap_prof_begin.profile_id,
                 ev->u.heap_prof_begin.interval_ns,
                 show_breakdown(ev->u.heap_prof_begin.breakdown));
         for (int i = 0; i < 7; i++) {
             static const char *const fnames[] = {
-                "module", "closure description", "type description",
-                "cost centre", "cost centre stack", "retainer", "biography"};
+                "module",      "closure description", "type description",
+                "cost centre", "cost centre stack",   "retainer",
+                "biography"};
             if (ev->u.heap_prof_begin.filters[i].len) {
                 fprintf(f, ", %s filter \"", fnames[i]);
                 cli_put_str(f, ev->u.heap_prof_begin.filters[i]);
@@ -307,25 +367,25 @@ static void show_describe(FILE *f, const el_event *ev, const el_typetab *types)
         fprintf(f, "end heap prof sample %" PRIu64, ev->u.sample.era);
         break;
     case EL_HEAP_BIO_PROF_SAMPLE_BEGIN:
-        fprintf(f, "start heap prof (biographical) sample %" PRIu64
-                   " at %" PRIu64,
+        fprintf(f,
+                "start heap prof (biographical) sample %" PRIu64 " at %" PRIu64,
                 ev->u.bio_sample.era, ev->u.bio_sample.time);
         break;
     case EL_HEAP_PROF_SAMPLE_COST_CENTRE:
-        fprintf(f, "heap prof sample %u, residency %" PRIu64
-                   ", cost centre stack ",
-                ev->u.sample_cc.profile_id, ev->u.sample_cc.residency);
+        fprintf(
+            f, "heap prof sample %u, residency %" PRIu64 ", cost centre stack ",
+            ev->u.sample_cc.profile_id, ev->u.sample_cc.residency);
         show_stack(f, ev);
         break;
     case EL_HEAP_PROF_SAMPLE_STRING:
         fprintf(f, "heap prof sample %u, residency %" PRIu64 ", label ",
-                ev->u.sample_string.profile_id,
-                ev->u.sample_string.residency);
+                ev->u.sample_string.profile_id, ev->u.sample_string.residency);
         cli_put_str(f, ev->u.sample_string.label);
         break;
     case EL_PROF_SAMPLE_COST_CENTRE:
-        fprintf(f, "cap %" PRIu32 ": time prof sample, %" PRIu64
-                   " ticks, cost centre stack ",
+        fprintf(f,
+                "cap %" PRIu32 ": time prof sample, %" PRIu64
+                " ticks, cost centre stack ",
                 ev->u.prof_sample_cc.capset, ev->u.prof_sample_cc.ticks);
         show_stack(f, ev);
         break;
@@ -354,21 +414,32 @@ static void show_describe(FILE *f, const el_event *ev, const el_typetab *types)
         if (ev->u.binary.data.len > 64)
             fputs(" ...", f);
         break;
-    case EL_CONC_MARK_BEGIN: fputs("concurrent mark began", f); break;
+    case EL_CONC_MARK_BEGIN:
+        fputs("concurrent mark began", f);
+        break;
     case EL_CONC_MARK_END:
         fprintf(f, "concurrent mark ended: %" PRIu32 " objects marked",
                 ev->u.conc_mark_end.marked);
         break;
-    case EL_CONC_SYNC_BEGIN: fputs("post-mark synchronization began", f); break;
-    case EL_CONC_SYNC_END: fputs("post-mark synchronization ended", f); break;
-    case EL_CONC_SWEEP_BEGIN: fputs("concurrent sweep began", f); break;
-    case EL_CONC_SWEEP_END: fputs("concurrent sweep ended", f); break;
+    case EL_CONC_SYNC_BEGIN:
+        fputs("post-mark synchronization began", f);
+        break;
+    case EL_CONC_SYNC_END:
+        fputs("post-mark synchronization ended", f);
+        break;
+    case EL_CONC_SWEEP_BEGIN:
+        fputs("concurrent sweep began", f);
+        break;
+    case EL_CONC_SWEEP_END:
+        fputs("concurrent sweep ended", f);
+        break;
     case EL_CONC_UPD_REM_SET_FLUSH:
         fprintf(f, "update remembered set flushed by cap %u", ev->u.cap.cap);
         break;
     case EL_NONMOVING_HEAP_CENSUS:
-        fprintf(f, "nonmoving heap census %u: %" PRIu32 " active, %" PRIu32
-                   " filled, %" PRIu32 " live blocks",
+        fprintf(f,
+                "nonmoving heap census %u: %" PRIu32 " active, %" PRIu32
+                " filled, %" PRIu32 " live blocks",
                 1u << (ev->u.nonmoving_census.log_blk_size & 31),
                 ev->u.nonmoving_census.active_segs,
                 ev->u.nonmoving_census.filled_segs,
@@ -382,12 +453,15 @@ static void show_describe(FILE *f, const el_event *ev, const el_typetab *types)
         cli_put_str(f, ev->u.ticky_def.name);
         break;
     case EL_TICKY_COUNTER_SAMPLE:
-        fprintf(f, "ticky counter 0x%" PRIx64 ": %" PRIu64 " entries, %" PRIu64
-                   " allocs, %" PRIu64 " allocd",
+        fprintf(f,
+                "ticky counter 0x%" PRIx64 ": %" PRIu64 " entries, %" PRIu64
+                " allocs, %" PRIu64 " allocd",
                 ev->u.ticky_sample.id, ev->u.ticky_sample.entries,
                 ev->u.ticky_sample.allocs, ev->u.ticky_sample.allocd);
         break;
-    case EL_TICKY_COUNTER_BEGIN_SAMPLE: fputs("ticky begin sample", f); break;
+    case EL_TICKY_COUNTER_BEGIN_SAMPLE:
+        fputs("ticky begin sample", f);
+        break;
     default:
         desc = el_typetab_desc(types, ev->type);
         fprintf(f, "event type %u (%s), %" PRIu32 " bytes", ev->type,
@@ -436,7 +510,8 @@ static const char show_usage[] =
     "  -o, --output=FILE   write to FILE instead of standard output\n"
     "  --header            print the header's event-type table first\n"
     "  --blocks            also print block markers\n"
-    "  --offsets           prefix each line with the event's byte offset\n" CLI_COMMON_HELP;
+    "  --offsets           prefix each line with the event's byte "
+    "offset\n" CLI_COMMON_HELP;
 
 static int show_run(int argc, char **argv)
 {
@@ -457,10 +532,18 @@ static int show_run(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'o': output = optarg; break;
-        case 'H': s.header = 1; break;
-        case 'B': s.blocks = 1; break;
-        case 'O': s.offsets = 1; break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'H':
+            s.header = 1;
+            break;
+        case 'B':
+            s.blocks = 1;
+            break;
+        case 'O':
+            s.offsets = 1;
+            break;
         default:
             if (c == '?' || cli_common_option(&io, c, optarg) != 0)
                 return cli_usage_error(&cli_cmd_show, "bad option");
@@ -481,10 +564,5 @@ static int show_run(int argc, char **argv)
 }
 
 const cli_command cli_cmd_show = {
-    "show",
-    "print every event, one per line",
-    show_usage,
-    show_run,
-    NULL,
-    NULL,
+    "show", "print every event, one per line", show_usage, show_run, NULL, NULL,
 };

@@ -16,7 +16,7 @@
 typedef struct stats_cap {
     uint64_t gc_start; /* 0: not in a GC */
     int in_gc;
-    int gen;           /* generation of the GC in progress, from GC_STATS */
+    int gen; /* generation of the GC in progress, from GC_STATS */
     uint64_t allocated;
 } stats_cap;
 
@@ -160,9 +160,9 @@ static int stats_sink(void *ctx, const el_event *ev, const el_typetab *types)
             s->pause_total += p;
             if (p > s->pause_max)
                 s->pause_max = p;
-            int g = c->gen < 0 ? STATS_MAX_GENS
+            int g = c->gen < 0                ? STATS_MAX_GENS
                     : c->gen < STATS_MAX_GENS ? c->gen
-                                               : STATS_MAX_GENS;
+                                              : STATS_MAX_GENS;
             s->gcs_by_gen[g]++;
         }
         if (c)
@@ -181,8 +181,7 @@ static int stats_sink(void *ctx, const el_event *ev, const el_typetab *types)
             s->max_blocks_size = ev->u.heap.bytes;
         break;
     case EL_HEAP_ALLOCATED:
-        if ((c = stats_cap_of(s, ev->cap)) &&
-            ev->u.heap.bytes > c->allocated)
+        if ((c = stats_cap_of(s, ev->cap)) && ev->u.heap.bytes > c->allocated)
             c->allocated = ev->u.heap.bytes;
         break;
     case EL_CREATE_THREAD:
@@ -243,15 +242,24 @@ static int stats_sink(void *ctx, const el_event *ev, const el_typetab *types)
 static const char *stats_breakdown_name(uint32_t b)
 {
     switch (b) {
-    case EL_BREAKDOWN_COST_CENTRE: return "cost centre stack (-hc)";
-    case EL_BREAKDOWN_MODULE: return "module (-hm)";
-    case EL_BREAKDOWN_CLOSURE_DESCR: return "closure description (-hd)";
-    case EL_BREAKDOWN_TYPE_DESCR: return "type description (-hy)";
-    case EL_BREAKDOWN_RETAINER: return "retainer set (-hr)";
-    case EL_BREAKDOWN_BIOGRAPHY: return "biography (-hb)";
-    case EL_BREAKDOWN_CLOSURE_TYPE: return "closure type (-hT)";
-    case EL_BREAKDOWN_INFO_TABLE: return "info table (-hi)";
-    default: return "unknown";
+    case EL_BREAKDOWN_COST_CENTRE:
+        return "cost centre stack (-hc)";
+    case EL_BREAKDOWN_MODULE:
+        return "module (-hm)";
+    case EL_BREAKDOWN_CLOSURE_DESCR:
+        return "closure description (-hd)";
+    case EL_BREAKDOWN_TYPE_DESCR:
+        return "type description (-hy)";
+    case EL_BREAKDOWN_RETAINER:
+        return "retainer set (-hr)";
+    case EL_BREAKDOWN_BIOGRAPHY:
+        return "biography (-hb)";
+    case EL_BREAKDOWN_CLOSURE_TYPE:
+        return "closure type (-hT)";
+    case EL_BREAKDOWN_INFO_TABLE:
+        return "info table (-hi)";
+    default:
+        return "unknown";
     }
 }
 
@@ -339,7 +347,8 @@ static const char stats_usage[] =
     "  -o, --output=FILE   write to FILE instead of standard output\n"
     "  --canonical         print the canonical summary instead (event counts\n"
     "                      per type, heap samples, markers, IPE entries), the\n"
-    "                      form testsuite/tools/GhcEventsCheck.hs prints\n" CLI_COMMON_HELP;
+    "                      form testsuite/tools/GhcEventsCheck.hs "
+    "prints\n" CLI_COMMON_HELP;
 
 static int stats_run(int argc, char **argv)
 {
@@ -356,8 +365,12 @@ static int stats_run(int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'o': output = optarg; break;
-        case 'C': canon = 1; break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'C':
+            canon = 1;
+            break;
         default:
             if (c == '?' || cli_common_option(&io, c, optarg) != 0)
                 return cli_usage_error(&cli_cmd_stats, "bad option");
@@ -385,14 +398,25 @@ static int stats_run(int argc, char **argv)
         canonical_free(cs);
     } else {
         /* Decode only what the summary looks at; count everything. */
-        static const uint16_t interesting[] = {
-            EL_GC_START, EL_GC_STATS_GHC, EL_GC_END, EL_HEAP_LIVE,
-            EL_HEAP_SIZE, EL_BLOCKS_SIZE, EL_HEAP_ALLOCATED,
-            EL_CREATE_THREAD, EL_HEAP_PROF_BEGIN, EL_HEAP_PROF_SAMPLE_BEGIN,
-            EL_HEAP_BIO_PROF_SAMPLE_BEGIN, EL_HEAP_PROF_SAMPLE_STRING,
-            EL_HEAP_PROF_SAMPLE_COST_CENTRE, EL_HEAP_PROF_SAMPLE_END,
-            EL_USER_MARKER, EL_USER_MSG, EL_IPE, EL_RTS_IDENTIFIER,
-            EL_PROGRAM_ARGS};
+        static const uint16_t interesting[] = {EL_GC_START,
+                                               EL_GC_STATS_GHC,
+                                               EL_GC_END,
+                                               EL_HEAP_LIVE,
+                                               EL_HEAP_SIZE,
+                                               EL_BLOCKS_SIZE,
+                                               EL_HEAP_ALLOCATED,
+                                               EL_CREATE_THREAD,
+                                               EL_HEAP_PROF_BEGIN,
+                                               EL_HEAP_PROF_SAMPLE_BEGIN,
+                                               EL_HEAP_BIO_PROF_SAMPLE_BEGIN,
+                                               EL_HEAP_PROF_SAMPLE_STRING,
+                                               EL_HEAP_PROF_SAMPLE_COST_CENTRE,
+                                               EL_HEAP_PROF_SAMPLE_END,
+                                               EL_USER_MARKER,
+                                               EL_USER_MSG,
+                                               EL_IPE,
+                                               EL_RTS_IDENTIFIER,
+                                               EL_PROGRAM_ARGS};
         stats_state s;
         memset(&s, 0, sizeof(s));
         s.wanted = calloc(65536, 1);
@@ -403,8 +427,7 @@ static int stats_run(int argc, char **argv)
             free(s.counts);
             return CLI_EXIT_DATA;
         }
-        for (size_t i = 0; i < sizeof(interesting) / sizeof(*interesting);
-             i++)
+        for (size_t i = 0; i < sizeof(interesting) / sizeof(*interesting); i++)
             s.wanted[interesting[i]] = 1;
         io.reader.wanted = s.wanted;
         io.reader.counts = s.counts;
@@ -422,10 +445,7 @@ static int stats_run(int argc, char **argv)
 }
 
 const cli_command cli_cmd_stats = {
-    "stats",
-    "summarise a run (GC, heap, samples, markers)",
-    stats_usage,
-    stats_run,
-    NULL,
-    NULL,
+    "stats",     "summarise a run (GC, heap, samples, markers)",
+    stats_usage, stats_run,
+    NULL,        NULL,
 };

@@ -19,13 +19,13 @@ typedef struct dbg_buf {
 
 int dbg_buf_put(dbg_buf *b, const void *d, size_t n);
 int dbg_buf_put8(dbg_buf *b, uint8_t x);
-int dbg_buf_put16(dbg_buf *b, uint16_t x); /* big-endian */
-int dbg_buf_put32(dbg_buf *b, uint32_t x); /* big-endian */
+int dbg_buf_put16(dbg_buf *b, uint16_t x);  /* big-endian */
+int dbg_buf_put32(dbg_buf *b, uint32_t x);  /* big-endian */
 int dbg_buf_putptr(dbg_buf *b, uint64_t x); /* host order */
 void dbg_buf_free(dbg_buf *b);
 
-uint16_t dbg_rd16(const unsigned char *p); /* big-endian */
-uint32_t dbg_rd32(const unsigned char *p); /* big-endian */
+uint16_t dbg_rd16(const unsigned char *p);  /* big-endian */
+uint32_t dbg_rd32(const unsigned char *p);  /* big-endian */
 uint64_t dbg_rdptr(const unsigned char *p); /* host order */
 /* A string as replies carry it (u32be length, bytes) at p, within avail
  * bytes: malloc'd and NUL-terminated, *used its encoded length; NULL if it
@@ -111,8 +111,7 @@ int dbg_con_descr(dbg_conn *c, uint64_t info, char **out);
 /* SOURCE_INFO: *nfields = 0 or 6; fields malloc'd (free with
  * dbg_source_info_free). */
 #define DBG_SOURCE_FIELDS 6
-int dbg_source_info(dbg_conn *c, uint64_t info, char *fields[6],
-                    int *nfields);
+int dbg_source_info(dbg_conn *c, uint64_t info, char *fields[6], int *nfields);
 void dbg_source_info_free(char *fields[6]);
 
 #endif

@@ -15,18 +15,18 @@
 #define DBG_GRAPH_NONE UINT32_MAX
 
 typedef struct dbg_graph {
-    size_t n;          /* closures */
-    uint64_t bytes;    /* their bytes */
-    uint64_t *addr;    /* by id */
-    uint32_t *size;    /* bytes */
-    uint32_t *info;    /* index into the heap's info tables (dbg_heap.infos) */
-    uint32_t *parent;  /* the closure it was first reached from, or NONE */
-    uint32_t *off;     /* pointers of id i: succ[off[i] .. off[i + 1]) */
-    uint32_t *succ;    /* (freed by dbg_graph_dominators) */
-    uint32_t *roots;   /* ids of the roots */
+    size_t n;         /* closures */
+    uint64_t bytes;   /* their bytes */
+    uint64_t *addr;   /* by id */
+    uint32_t *size;   /* bytes */
+    uint32_t *info;   /* index into the heap's info tables (dbg_heap.infos) */
+    uint32_t *parent; /* the closure it was first reached from, or NONE */
+    uint32_t *off;    /* pointers of id i: succ[off[i] .. off[i + 1]) */
+    uint32_t *succ;   /* (freed by dbg_graph_dominators) */
+    uint32_t *roots;  /* ids of the roots */
     size_t nroots;
     /* after dbg_graph_dominators: */
-    uint32_t *idom;    /* immediate dominator, NONE for the roots' virtual root */
+    uint32_t *idom; /* immediate dominator, NONE for the roots' virtual root */
     uint64_t *retained;
     char err[600];
 } dbg_graph;

@@ -16,23 +16,51 @@
 
 /* GHC's closure types (includes/rts/storage/ClosureTypes.h). */
 enum dbg_closure_type {
-    DBG_CONSTR = 1, DBG_CONSTR_NOCAF = 7,
-    DBG_FUN = 8, DBG_FUN_STATIC = 14,
-    DBG_THUNK = 15, DBG_THUNK_STATIC = 21, DBG_THUNK_SELECTOR = 22,
-    DBG_BCO = 23, DBG_AP = 24, DBG_PAP = 25, DBG_AP_STACK = 26,
-    DBG_IND = 27, DBG_IND_STATIC = 28,
-    DBG_RET_BCO = 29, DBG_RET_SMALL = 30, DBG_RET_BIG = 31, DBG_RET_FUN = 32,
-    DBG_UPDATE_FRAME = 33, DBG_CATCH_FRAME = 34, DBG_UNDERFLOW_FRAME = 35,
-    DBG_STOP_FRAME = 36, DBG_BLOCKING_QUEUE = 37, DBG_BLACKHOLE = 38,
-    DBG_MVAR_CLEAN = 39, DBG_MVAR_DIRTY = 40, DBG_TVAR = 41,
-    DBG_ARR_WORDS = 42, DBG_MUT_ARR_PTRS_CLEAN = 43,
-    DBG_MUT_ARR_PTRS_FROZEN_CLEAN = 46, DBG_MUT_VAR_CLEAN = 47,
-    DBG_MUT_VAR_DIRTY = 48, DBG_WEAK = 49, DBG_PRIM = 50, DBG_MUT_PRIM = 51,
-    DBG_TSO = 52, DBG_STACK = 53, DBG_TREC_CHUNK = 54,
-    DBG_ATOMICALLY_FRAME = 55, DBG_CATCH_RETRY_FRAME = 56,
-    DBG_CATCH_STM_FRAME = 57, DBG_WHITEHOLE = 58,
-    DBG_SMALL_MUT_ARR_PTRS_CLEAN = 59, DBG_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN = 62,
-    DBG_COMPACT_NFDATA = 63, DBG_N_CLOSURE_TYPES = 64,
+    DBG_CONSTR = 1,
+    DBG_CONSTR_NOCAF = 7,
+    DBG_FUN = 8,
+    DBG_FUN_STATIC = 14,
+    DBG_THUNK = 15,
+    DBG_THUNK_STATIC = 21,
+    DBG_THUNK_SELECTOR = 22,
+    DBG_BCO = 23,
+    DBG_AP = 24,
+    DBG_PAP = 25,
+    DBG_AP_STACK = 26,
+    DBG_IND = 27,
+    DBG_IND_STATIC = 28,
+    DBG_RET_BCO = 29,
+    DBG_RET_SMALL = 30,
+    DBG_RET_BIG = 31,
+    DBG_RET_FUN = 32,
+    DBG_UPDATE_FRAME = 33,
+    DBG_CATCH_FRAME = 34,
+    DBG_UNDERFLOW_FRAME = 35,
+    DBG_STOP_FRAME = 36,
+    DBG_BLOCKING_QUEUE = 37,
+    DBG_BLACKHOLE = 38,
+    DBG_MVAR_CLEAN = 39,
+    DBG_MVAR_DIRTY = 40,
+    DBG_TVAR = 41,
+    DBG_ARR_WORDS = 42,
+    DBG_MUT_ARR_PTRS_CLEAN = 43,
+    DBG_MUT_ARR_PTRS_FROZEN_CLEAN = 46,
+    DBG_MUT_VAR_CLEAN = 47,
+    DBG_MUT_VAR_DIRTY = 48,
+    DBG_WEAK = 49,
+    DBG_PRIM = 50,
+    DBG_MUT_PRIM = 51,
+    DBG_TSO = 52,
+    DBG_STACK = 53,
+    DBG_TREC_CHUNK = 54,
+    DBG_ATOMICALLY_FRAME = 55,
+    DBG_CATCH_RETRY_FRAME = 56,
+    DBG_CATCH_STM_FRAME = 57,
+    DBG_WHITEHOLE = 58,
+    DBG_SMALL_MUT_ARR_PTRS_CLEAN = 59,
+    DBG_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN = 62,
+    DBG_COMPACT_NFDATA = 63,
+    DBG_N_CLOSURE_TYPES = 64,
 };
 
 const char *dbg_closure_type_name(uint32_t type);
@@ -40,13 +68,13 @@ int dbg_type_is_constr(uint32_t type);
 
 /* One info table, as the stub describes it. */
 typedef struct dbg_info {
-    uint64_t ptr;       /* the info pointer (as in closure headers) */
-    uint32_t type;      /* closure type */
-    uint32_t ptrs;      /* layout: pointer words (CONSTR, FUN, THUNK, PRIM) */
-    uint32_t nptrs;     /* layout: non-pointer words */
-    uint64_t srt;       /* SRT closure, 0 if none */
+    uint64_t ptr;   /* the info pointer (as in closure headers) */
+    uint32_t type;  /* closure type */
+    uint32_t ptrs;  /* layout: pointer words (CONSTR, FUN, THUNK, PRIM) */
+    uint32_t nptrs; /* layout: non-pointer words */
+    uint64_t srt;   /* SRT closure, 0 if none */
     int srt_known;
-    char *con;          /* constructor description, GHC's form, or NULL */
+    char *con; /* constructor description, GHC's form, or NULL */
     int con_tried;
     char *src[DBG_SOURCE_FIELDS]; /* SOURCE_INFO fields, if nsrc == 6 */
     int nsrc;
@@ -110,11 +138,11 @@ typedef struct dbg_unreadable {
 } dbg_unreadable;
 
 typedef struct dbg_heap {
-    dbg_conn *conn;        /* the live connection, NULL for a snapshot */
+    dbg_conn *conn; /* the live connection, NULL for a snapshot */
     const dbg_source_ops *ops;
     void *src;
-    char err[512];         /* why the last call failed */
-    struct dbg_snap *rec;  /* if set, what the walk reads is recorded */
+    char err[512];        /* why the last call failed */
+    struct dbg_snap *rec; /* if set, what the walk reads is recorded */
     int rec_failed;
     dbg_info *infos;
     size_t ninfos, capinfos;
@@ -168,9 +196,9 @@ int dbg_con_matches(const char *descr, const char *name);
 typedef struct dbg_closure {
     uint64_t addr;
     dbg_info *info;
-    uint32_t size;      /* bytes */
+    uint32_t size;            /* bytes */
     const unsigned char *mem; /* the closure's `size` bytes, as in memory */
-    const uint64_t *ptrs; /* untagged pointer fields, in order */
+    const uint64_t *ptrs;     /* untagged pointer fields, in order */
     size_t nptrs;
     /* A value passed down the walk's tree: tag is what the visit of the
      * parent left in *down (0 for a root); *down starts as tag, and what

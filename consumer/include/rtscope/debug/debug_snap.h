@@ -74,8 +74,8 @@ int dbg_snap_add_closure(dbg_snap *s, uint64_t addr, const unsigned char *mem,
 /* bm is a STACK_BITMAP / FUN_BITMAP reply: u32be n, n bytes. */
 int dbg_snap_add_stack_bitmap(dbg_snap *s, uint64_t frame,
                               const unsigned char *bm, size_t len);
-int dbg_snap_add_fun_bitmap(dbg_snap *s, uint64_t fun,
-                            const unsigned char *bm, size_t len);
+int dbg_snap_add_fun_bitmap(dbg_snap *s, uint64_t fun, const unsigned char *bm,
+                            size_t len);
 /* The pointer map of the closure at addr: n bytes, DEBUG_STUB_WORD_*. */
 int dbg_snap_add_ptrmap(dbg_snap *s, uint64_t addr, const unsigned char *map,
                         uint32_t n);

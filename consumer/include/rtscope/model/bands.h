@@ -8,8 +8,8 @@
 #ifndef RTSCOPE_BANDS_H
 #define RTSCOPE_BANDS_H
 
-#include "rtscope/model/ipe.h"
 #include "rtscope/eventlog.h"
+#include "rtscope/model/ipe.h"
 
 #include <stddef.h>
 #include <stdint.h>

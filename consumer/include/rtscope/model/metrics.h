@@ -12,8 +12,8 @@
 #ifndef RTSCOPE_METRICS_H
 #define RTSCOPE_METRICS_H
 
-#include "rtscope/model/bands.h"
 #include "rtscope/eventlog.h"
+#include "rtscope/model/bands.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -46,12 +46,12 @@ typedef struct metrics_band {
 /* A complete heap sample, reduced: the `ntop` largest bands (descending,
  * ties by name) and the rest summed in `other`. */
 typedef struct metrics_sample {
-    uint64_t ts;     /* program time (ns) of the sample */
-    uint64_t total;  /* all bands */
-    size_t nbands;   /* bands in the sample */
+    uint64_t ts;    /* program time (ns) of the sample */
+    uint64_t total; /* all bands */
+    size_t nbands;  /* bands in the sample */
     metrics_band *top;
     size_t ntop;
-    uint64_t other;  /* bytes of the bands not in `top` */
+    uint64_t other; /* bytes of the bands not in `top` */
 } metrics_sample;
 
 typedef struct metrics_marker {
@@ -103,7 +103,7 @@ typedef struct metrics {
     uint64_t sample_ts;
     metrics_pending *pending;
     size_t npending, pending_cap;
-    bands *names; /* band names (bands.h), as hp and html name them */
+    bands *names;  /* band names (bands.h), as hp and html name them */
     char *ccs_buf; /* a cost-centre stack's name */
     size_t ccs_cap;
     uint64_t ipe_count;

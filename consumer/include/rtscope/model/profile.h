@@ -23,9 +23,9 @@
 #ifndef RTSCOPE_PROFILE_H
 #define RTSCOPE_PROFILE_H
 
+#include "rtscope/eventlog.h"
 #include "rtscope/model/bands.h"
 #include "rtscope/model/ipe.h"
-#include "rtscope/eventlog.h"
 #include "rtscope/model/strmap.h"
 
 #include <stdint.h>
@@ -151,7 +151,7 @@ typedef struct profile {
     size_t ntraces, traces_cap;
     uint64_t traces_dropped; /* beyond the cap */
     /* naming */
-    bands *names; /* band names: IPE entries, cost centres (bands.h) */
+    bands *names;  /* band names: IPE entries, cost centres (bands.h) */
     char *scratch; /* cost-centre stack labels */
     size_t scratch_cap;
     int nomem;

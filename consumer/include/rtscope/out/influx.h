@@ -12,21 +12,21 @@
 typedef struct influx influx;
 
 typedef struct influx_opts {
-    const char *url;        /* http://HOST:PORT (no path) */
-    const char *db;         /* database name */
-    size_t queue_max;       /* bytes queued at most (0: 8 MiB) */
-    size_t batch_max;       /* bytes per POST at most (0: 256 KiB) */
-    int flush_ms;           /* send a partial batch after this (0: 1000) */
-    int backoff_min_ms;     /* first retry delay (0: 500) */
-    int backoff_max_ms;     /* retry delay bound (0: 8000) */
-    int create_db;          /* CREATE DATABASE before the first write */
+    const char *url;    /* http://HOST:PORT (no path) */
+    const char *db;     /* database name */
+    size_t queue_max;   /* bytes queued at most (0: 8 MiB) */
+    size_t batch_max;   /* bytes per POST at most (0: 256 KiB) */
+    int flush_ms;       /* send a partial batch after this (0: 1000) */
+    int backoff_min_ms; /* first retry delay (0: 500) */
+    int backoff_max_ms; /* retry delay bound (0: 8000) */
+    int create_db;      /* CREATE DATABASE before the first write */
 } influx_opts;
 
 typedef struct influx_stats {
     uint64_t queued_bytes, queued_points;
     uint64_t sent_points, sent_batches;
-    uint64_t dropped_points;   /* queue full, or rejected by the server */
-    uint64_t failed_requests;  /* each failed POST (then retried) */
+    uint64_t dropped_points;  /* queue full, or rejected by the server */
+    uint64_t failed_requests; /* each failed POST (then retried) */
     uint64_t queue_max;
 } influx_stats;
 

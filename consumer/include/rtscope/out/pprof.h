@@ -6,9 +6,9 @@
  * An eventlog's census has one sample type, inuse_space (bytes): eventlog
  * heap samples carry bytes only, and a column of zero object counts would
  * be a claim the data does not make; a census of the heap itself
- * (pprof_write_census) has inuse_objects too. Each band is a sample; its locations,
- * leaf first: for a -hi band with IPE provenance the info table (the band
- * name, the table's symbol as system name, the source span's file and
+ * (pprof_write_census) has inuse_objects too. Each band is a sample; its
+ * locations, leaf first: for a -hi band with IPE provenance the info table (the
+ * band name, the table's symbol as system name, the source span's file and
  * line), its binding (Module.binding) and its module; for a cost-centre
  * stack its cost centres, innermost first; any other band one location
  * named by its band name. */

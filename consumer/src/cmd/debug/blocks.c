@@ -28,17 +28,17 @@ typedef struct pin_obj {
 } pin_obj;
 
 typedef struct pin_group {
-    uint64_t live;  /* bytes of reachable objects */
+    uint64_t live; /* bytes of reachable objects */
     uint64_t nobj;
 } pin_group;
 
 typedef struct blocks_state {
     dbg_heap *h;
-    dbg_block *all;          /* every block group, sorted */
+    dbg_block *all; /* every block group, sorted */
     size_t nall;
-    int have_blocks;         /* the list was read (at the first visit) */
-    char err[600];           /* why it could not be */
-    dbg_block *pinned;       /* pinned groups, sorted */
+    int have_blocks;   /* the list was read (at the first visit) */
+    char err[600];     /* why it could not be */
+    dbg_block *pinned; /* pinned groups, sorted */
     size_t npinned;
     pin_group *groups;
     pin_obj *objs;
@@ -94,8 +94,10 @@ static int blocks_visit(void *ctx, const dbg_closure *c, uint64_t parent)
         s->objs = no;
         s->capobjs = nc;
     }
-    s->objs[s->nobjs++] = (pin_obj){.addr = c->addr, .info = c->info->ptr,
-                                    .size = c->size, .group = (uint32_t)g};
+    s->objs[s->nobjs++] = (pin_obj){.addr = c->addr,
+                                    .info = c->info->ptr,
+                                    .size = c->size,
+                                    .group = (uint32_t)g};
     return 0;
 }
 
@@ -169,8 +171,8 @@ static int blocks_report(dbg_heap *h, blocks_state *s, size_t sample)
 {
     const dbg_block *all = s->all;
     size_t nall = s->nall;
-    uint64_t blocks = 0, bytes = 0, pin_blocks = 0, pin_bytes = 0,
-             pin_live = 0, large = 0, compact = 0;
+    uint64_t blocks = 0, bytes = 0, pin_blocks = 0, pin_bytes = 0, pin_live = 0,
+             large = 0, compact = 0;
     for (size_t i = 0; i < nall; i++) {
         blocks += all[i].size / DBG_BLOCK_SIZE;
         bytes += all[i].size;
@@ -215,8 +217,8 @@ static int blocks_report(dbg_heap *h, blocks_state *s, size_t sample)
         if (hist[b] > most)
             most = hist[b];
     for (int b = 0; b < BLOCKS_BUCKETS; b++) {
-        printf("  %3d-%3d%%  %8" PRIu64 " groups %10" PRIu64 " bytes  ",
-               b * 10, b * 10 + 10, hist[b], hist_bytes[b]);
+        printf("  %3d-%3d%%  %8" PRIu64 " groups %10" PRIu64 " bytes  ", b * 10,
+               b * 10 + 10, hist[b], hist_bytes[b]);
         int bar = most ? (int)((hist[b] * 40 + most - 1) / most) : 0;
         for (int i = 0; i < bar; i++)
             putchar('#');
@@ -234,7 +236,8 @@ static int blocks_report(dbg_heap *h, blocks_state *s, size_t sample)
     size_t npick = pick_emptiest(s, sample, pick);
     qsort(s->objs, s->nobjs, sizeof(*s->objs), obj_by_group);
     printf("\nemptiest pinned blocks (%zu), their objects and what keeps "
-           "them:\n", npick);
+           "them:\n",
+           npick);
     for (size_t k = 0; k < npick; k++) {
         size_t g = pick[k];
         const dbg_block *b = &s->pinned[g];
@@ -252,8 +255,8 @@ static int blocks_report(dbg_heap *h, blocks_state *s, size_t sample)
             else
                 hi = mid;
         }
-        for (size_t i = lo, shown = 0;
-             i < s->nobjs && s->objs[i].group == g; i++, shown++) {
+        for (size_t i = lo, shown = 0; i < s->nobjs && s->objs[i].group == g;
+             i++, shown++) {
             if (shown == BLOCKS_OBJECTS_SHOWN) {
                 printf("  ... %" PRIu64 " more\n",
                        s->groups[g].nobj - BLOCKS_OBJECTS_SHOWN);
@@ -261,10 +264,10 @@ static int blocks_report(dbg_heap *h, blocks_state *s, size_t sample)
             }
             const pin_obj *o = &s->objs[i];
             dbg_info *in = dbg_heap_info(h, o->info);
-            printf("object 0x%012" PRIx64 "  %s  %" PRIu32 " bytes  info 0x%"
-                   PRIx64, o->addr,
-                   in ? dbg_closure_type_name(in->type) : "UNKNOWN", o->size,
-                   o->info);
+            printf("object 0x%012" PRIx64 "  %s  %" PRIu32
+                   " bytes  info 0x%" PRIx64,
+                   o->addr, in ? dbg_closure_type_name(in->type) : "UNKNOWN",
+                   o->size, o->info);
             const char *con = in ? dbg_heap_con_descr(h, in) : NULL;
             if (con) {
                 char disp[1024];

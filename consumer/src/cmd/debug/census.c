@@ -20,8 +20,14 @@
 
 /* BY_THUNK_SOURCE is `rtscope debug thunks`: thunks only, by source.
  * BY_HEAP_BAND is --heap-census: the bands of a -hT census. */
-enum census_by { BY_TYPE, BY_CONSTRUCTOR, BY_INFO, BY_MODULE, BY_THUNK_SOURCE,
-                 BY_HEAP_BAND };
+enum census_by {
+    BY_TYPE,
+    BY_CONSTRUCTOR,
+    BY_INFO,
+    BY_MODULE,
+    BY_THUNK_SOURCE,
+    BY_HEAP_BAND
+};
 
 /* --heap-census: per block group, whether a census skipped it (a
  * Capability's current pinned block) and whether it was counted. */
@@ -66,7 +72,7 @@ typedef struct census_state {
     /* --by module */
     int by_module;
     dbg_heap *h;
-    dbg_u64map modof;  /* info ptr -> module id + 1, or 0 if none */
+    dbg_u64map modof;    /* info ptr -> module id + 1, or 0 if none */
     debug_names modules; /* module id -> name */
     uint64_t held_bytes; /* RTS closures counted under their holder */
 } census_state;
@@ -223,8 +229,8 @@ static char *census_key(dbg_heap *h, const census_state *s,
     return strdup(buf);
 }
 
-int debug_census_each_info(const char *target, int gc,
-                           debug_census_info_fn fn, void *ctx)
+int debug_census_each_info(const char *target, int gc, debug_census_info_fn fn,
+                           void *ctx)
 {
     debug_session ss;
     int r = debug_session_open(&ss, target);
@@ -254,7 +260,8 @@ static int debug_census(const char *target, enum census_by by, int gc)
         return r;
     dbg_heap *h = &ss.heap;
     census_state s = {.thunks_only = by == BY_THUNK_SOURCE,
-                      .by_module = by == BY_MODULE, .h = h};
+                      .by_module = by == BY_MODULE,
+                      .h = h};
     census_row *rows = NULL;
     size_t nrows = 0;
     uint64_t census_ns = 0;
@@ -271,10 +278,11 @@ static int debug_census(const char *target, enum census_by by, int gc)
         }
         if (dbg_pause_census(&ss.conn, &census_ns, &skipped, &nskipped) != 0) {
             int was_paused = strstr(ss.conn.err, "ALREADY_PAUSED") != NULL;
-            r = debug_fail("%s", was_paused
-                           ? "--heap-census: the program is paused already; "
-                             "it must run to take its census (resume it)"
-                           : ss.conn.err);
+            r = debug_fail(
+                "%s", was_paused
+                          ? "--heap-census: the program is paused already; "
+                            "it must run to take its census (resume it)"
+                          : ss.conn.err);
             goto done;
         }
         ss.resume_after = 1;
@@ -343,14 +351,15 @@ static int debug_census(const char *target, enum census_by by, int gc)
     uint64_t tc = 0, tb = 0;
     if (by == BY_HEAP_BAND)
         printf("heap census: the program's last heap sample before "
-               "%" PRIu64 " ns (eventlog time)\n", census_ns);
+               "%" PRIu64 " ns (eventlog time)\n",
+               census_ns);
     printf("%10s %12s  %s\n", "count", "bytes",
-           by == BY_HEAP_BAND ? "band"
-           : by == BY_TYPE   ? "type"
-           : by == BY_INFO   ? "info"
-           : by == BY_MODULE ? "module"
+           by == BY_HEAP_BAND      ? "band"
+           : by == BY_TYPE         ? "type"
+           : by == BY_INFO         ? "info"
+           : by == BY_MODULE       ? "module"
            : by == BY_THUNK_SOURCE ? "thunk source"
-                             : "constructor");
+                                   : "constructor");
     for (size_t i = 0; i < nrows; i++) {
         printf("%10" PRIu64 " %12" PRIu64 "  %s\n", rows[i].count,
                rows[i].bytes, rows[i].key);
@@ -372,7 +381,8 @@ static int debug_census(const char *target, enum census_by by, int gc)
     if (by == BY_MODULE && s.held_bytes)
         printf("RTS closures (arrays, generic thunks, applications...) held "
                "by a module's closures are counted under that module: "
-               "%" PRIu64 " bytes\n", s.held_bytes);
+               "%" PRIu64 " bytes\n",
+               s.held_bytes);
     debug_warn_unreadable(h, "counts may be low");
 done:
     debug_session_close(&ss);
@@ -387,7 +397,6 @@ done:
     debug_names_free(&s.modules);
     return r;
 }
-
 
 int debug_census_run(int argc, char **argv)
 {
@@ -416,8 +425,8 @@ int debug_census_run(int argc, char **argv)
         return debug_usage_error(&debug_cmd_census,
                                  "--heap-census has its own pause and bands: "
                                  "no --no-gc, --fork or --by");
-    return debug_census(a.target[0], heap_census ? BY_HEAP_BAND
-                                                 : (enum census_by)by, a.gc);
+    return debug_census(a.target[0],
+                        heap_census ? BY_HEAP_BAND : (enum census_by)by, a.gc);
 }
 
 int debug_thunks_run(int argc, char **argv)

@@ -135,7 +135,6 @@ static int debug_pause_cmd(const char *target, int pause)
     return r;
 }
 
-
 static int debug_list_run(int argc, char **argv)
 {
     (void)argv;
@@ -167,14 +166,15 @@ const debug_command debug_cmd_list = {
     0, debug_list_run};
 const debug_command debug_cmd_pause = {
     "pause", "rtscope debug pause TARGET\n",
-    "  pause       pause the program; it stays paused after rtscope exits\n",
-    0, debug_pause_run};
+    "  pause       pause the program; it stays paused after rtscope exits\n", 0,
+    debug_pause_run};
 const debug_command debug_cmd_resume = {
     "resume", "rtscope debug resume TARGET\n",
     "  resume      resume a paused program\n", 0, debug_resume_run};
 const debug_command debug_cmd_census = {
     "census",
-    "rtscope debug census TARGET [--by type|constructor|info|module] [--no-gc|--fork]\n"
+    "rtscope debug census TARGET [--by type|constructor|info|module] "
+    "[--no-gc|--fork]\n"
     "       rtscope debug census TARGET --heap-census\n",
     "  census      pause (right after a major GC), walk the heap from the GC\n"
     "              roots and the saved objects, resume; print closures and\n"
@@ -191,7 +191,8 @@ const debug_command debug_cmd_census = {
     "                       heap objects only (static closures are counted\n"
     "                       apart), each pinned block group whole as\n"
     "                       ARR_WORDS; gives the time of the pause: the\n"
-    "                       census is the last eventlog heap sample before it\n",
+    "                       census is the last eventlog heap sample before "
+    "it\n",
     1, debug_census_run};
 const debug_command debug_cmd_thunks = {
     "thunks", "rtscope debug thunks TARGET [--no-gc|--fork]\n",
@@ -201,7 +202,8 @@ const debug_command debug_cmd_thunks = {
 const debug_command debug_cmd_retainers = {
     "retainers",
     "rtscope debug retainers TARGET (--constructor NAME | --info ADDR |\n"
-    "                                       --address ADDR) [--limit K] [--no-gc|--fork]\n",
+    "                                       --address ADDR) [--limit K] "
+    "[--no-gc|--fork]\n",
     "  retainers   pause, search the heap breadth-first from the roots and\n"
     "              print, for each closure of constructor NAME found (Leak,\n"
     "              Main.Leak or main:Main:Leak), a shortest path from a root\n"
@@ -213,7 +215,8 @@ const debug_command debug_cmd_retainers = {
     "    --limit K          at most K paths (default 1)\n",
     1, debug_retainers_run};
 const debug_command debug_cmd_snapshot = {
-    "snapshot", "rtscope debug snapshot TARGET -o FILE [--no-gc|--fork] [--no-blocks]\n",
+    "snapshot",
+    "rtscope debug snapshot TARGET -o FILE [--no-gc|--fork] [--no-blocks]\n",
     "  snapshot    pause, copy what a walk from the roots reaches (closures,\n"
     "              info tables, bitmaps, SRTs) and the block list, resume,\n"
     "              then write FILE (zstd-compressed; docs/debug.md)\n"
@@ -258,7 +261,8 @@ const debug_command debug_cmd_gml = {
 
 const debug_command debug_cmd_dominators = {
     "dominators",
-    "rtscope debug dominators TARGET [--threshold PCT] [--limit N] [--html FILE]\n"
+    "rtscope debug dominators TARGET [--threshold PCT] [--limit N] [--html "
+    "FILE]\n"
     "                         [--no-gc|--fork]\n",
     "  dominators  the dominator tree of the reachable heap: retained sizes\n"
     "              by info table, constructor and module (a group's closures\n"
@@ -275,8 +279,7 @@ const debug_command debug_cmd_dominators = {
     1, debug_dominators_run};
 
 const debug_command debug_cmd_diff = {
-    "diff",
-    "rtscope debug diff A B [--limit N] [--paths K] [--no-gc|--fork]\n",
+    "diff", "rtscope debug diff A B [--limit N] [--paths K] [--no-gc|--fork]\n",
     "  diff        what grew from heap A to heap B of one program (A and B\n"
     "              snapshots, or B the live program): closures and bytes\n"
     "              by info table, constructor and module, largest growth\n"
@@ -290,9 +293,9 @@ const debug_command debug_cmd_diff = {
     1, debug_diff_run};
 
 static const debug_command *const debug_commands[] = {
-    &debug_cmd_list,     &debug_cmd_pause,    &debug_cmd_resume,
-    &debug_cmd_census,   &debug_cmd_thunks,   &debug_cmd_retainers,
-    &debug_cmd_snapshot, &debug_cmd_blocks,   &debug_cmd_dups,
+    &debug_cmd_list,     &debug_cmd_pause,      &debug_cmd_resume,
+    &debug_cmd_census,   &debug_cmd_thunks,     &debug_cmd_retainers,
+    &debug_cmd_snapshot, &debug_cmd_blocks,     &debug_cmd_dups,
     &debug_cmd_gml,      &debug_cmd_dominators, &debug_cmd_diff,
 };
 #define DEBUG_NCOMMANDS (sizeof(debug_commands) / sizeof(debug_commands[0]))

@@ -9,8 +9,8 @@
 #include "rtscope/debug/debug_heap.h"
 
 #include <stddef.h>
-#include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* A subcommand: `rtscope debug NAME`. argv[0] of `run` is NAME; it parses
  * its own options (getopt_long) and returns an exit status. */
@@ -23,9 +23,9 @@ typedef struct debug_command {
 } debug_command;
 
 extern const debug_command debug_cmd_list, debug_cmd_pause, debug_cmd_resume,
-    debug_cmd_census, debug_cmd_thunks, debug_cmd_retainers,
-    debug_cmd_snapshot, debug_cmd_blocks, debug_cmd_dups, debug_cmd_gml,
-    debug_cmd_dominators, debug_cmd_diff;
+    debug_cmd_census, debug_cmd_thunks, debug_cmd_retainers, debug_cmd_snapshot,
+    debug_cmd_blocks, debug_cmd_dups, debug_cmd_gml, debug_cmd_dominators,
+    debug_cmd_diff;
 
 /* "rtscope debug NAME: MSG" and where its help is; returns
  * CLI_EXIT_USAGE. */
@@ -35,8 +35,11 @@ int debug_usage_error(const debug_command *dc, const char *fmt, ...)
 /* The options that choose how a walking subcommand pauses the program,
  * for its getopt_long table: --no-gc ('n') and --fork ('F'). Without them
  * it pauses after a major GC (DBG_PAUSE_AFTER_GC). */
-#define DEBUG_PAUSE_OPTIONS                                                   \
-    {"no-gc", no_argument, NULL, 'n'}, {"fork", no_argument, NULL, 'F'}
+#define DEBUG_PAUSE_OPTIONS                                                    \
+    {"no-gc", no_argument, NULL, 'n'},                                         \
+    {                                                                          \
+        "fork", no_argument, NULL, 'F'                                         \
+    }
 /* The pause mode (an enum dbg_pause_mode) of option ch ('n' or 'F'). */
 int debug_pause_option(int ch);
 
@@ -63,7 +66,10 @@ typedef struct debug_opt {
     int *given;                 /* incremented each time given, or NULL */
 } debug_opt;
 /* The end of a subcommand's table of options. */
-#define DEBUG_OPT_END {NULL, 0, DEBUG_OPT_COUNT, NULL, 0, 0, NULL, NULL, NULL}
+#define DEBUG_OPT_END                                                          \
+    {                                                                          \
+        NULL, 0, DEBUG_OPT_COUNT, NULL, 0, 0, NULL, NULL, NULL                 \
+    }
 
 /* What every subcommand gets besides its own options. */
 typedef struct debug_args {
@@ -81,8 +87,8 @@ int debug_parse_args(const debug_command *dc, int argc, char **argv,
 
 /* One line of a retainer path: address, closure type, constructor,
  * source; "(root)" when root. */
-void debug_print_closure(FILE *f, dbg_heap *h, uint64_t addr,
-                         uint64_t infoptr, int root);
+void debug_print_closure(FILE *f, dbg_heap *h, uint64_t addr, uint64_t infoptr,
+                         int root);
 /* A retainer path, path[n-1] the root and infos[i] the info pointer of
  * path[i], printed root first; long runs of one info table shortened to
  * their ends and a count. */
@@ -112,8 +118,8 @@ int debug_census_run(int argc, char **argv);
  * and returned as an exit status. */
 typedef int (*debug_census_info_fn)(void *ctx, dbg_heap *h, uint64_t info,
                                     uint64_t count, uint64_t bytes);
-int debug_census_each_info(const char *target, int gc,
-                           debug_census_info_fn fn, void *ctx);
+int debug_census_each_info(const char *target, int gc, debug_census_info_fn fn,
+                           void *ctx);
 int debug_thunks_run(int argc, char **argv);
 int debug_retainers_run(int argc, char **argv);
 int debug_snapshot_cmd_run(int argc, char **argv);

@@ -166,7 +166,8 @@ static void diff_print(diff_state *d, int k, const uint32_t *order,
         if (g <= 0 || shown == limit)
             continue;
         shown++;
-        printf("%+13" PRId64 " %+11" PRId64 " %14" PRIu64 " %11" PRIu64 "  %s\n",
+        printf("%+13" PRId64 " %+11" PRId64 " %14" PRIu64 " %11" PRIu64
+               "  %s\n",
                g, (int64_t)a->count[1] - (int64_t)a->count[0], a->bytes[1],
                a->count[1], d->names[k].names[order[i]]);
     }
@@ -187,8 +188,7 @@ static void diff_path(dbg_heap *h, const dbg_graph *g, diff_state *d,
     if (!match)
         return;
     for (size_t i = 0; i < h->ninfos; i++) {
-        debug_group_name(h, &h->infos[i], DEBUG_BY_INFO, 0, name,
-                         sizeof(name));
+        debug_group_name(h, &h->infos[i], DEBUG_BY_INFO, 0, name, sizeof(name));
         match[i] = strcmp(name, d->names[DEBUG_BY_INFO].names[gid]) == 0;
     }
     for (size_t i = g->n; i-- > 0;)
@@ -204,7 +204,8 @@ static void diff_path(dbg_heap *h, const dbg_graph *g, diff_state *d,
     if (pick == DBG_GRAPH_NONE)
         return;
     printf("  what holds one in B (0x%012" PRIx64 "): %zu closures, root "
-           "first\n", g->addr[pick], debug_graph_path_len(g, pick));
+           "first\n",
+           g->addr[pick], debug_graph_path_len(g, pick));
     debug_print_graph_path(stdout, h, g, pick);
 }
 
@@ -256,7 +257,8 @@ static int debug_diff(const char *ta, const char *tb, int gc, size_t limit,
            "B %s: %" PRIu64 " closures, %" PRIu64 " bytes; "
            "%+" PRId64 " bytes, %+" PRId64 " closures\n",
            ta, d.total_count[0], d.total_bytes[0], tb, d.total_count[1],
-           d.total_bytes[1], (int64_t)d.total_bytes[1] - (int64_t)d.total_bytes[0],
+           d.total_bytes[1],
+           (int64_t)d.total_bytes[1] - (int64_t)d.total_bytes[0],
            (int64_t)d.total_count[1] - (int64_t)d.total_count[0]);
     for (int k = 0; k < DEBUG_NGROUPINGS; k++) {
         order[k] = diff_order(&d, k);

@@ -169,7 +169,8 @@ static int by_retained(const void *a, const void *b)
 
 static void pct_of(char *buf, size_t len, uint64_t part, uint64_t whole)
 {
-    snprintf(buf, len, "%.1f%%", whole ? 100.0 * (double)part / (double)whole : 0.0);
+    snprintf(buf, len, "%.1f%%",
+             whole ? 100.0 * (double)part / (double)whole : 0.0);
 }
 
 /* Where the report goes: text on stdout, or an HTML page (--html). */
@@ -190,16 +191,22 @@ static int dom_print_groups(dom_state *s, dom_out *o, int k, size_t limit)
     sort_groups = s->groups[k];
     qsort(order, ng, sizeof(*order), by_retained);
     if (o->html)
-        fprintf(o->f, "<h2>Retained by %s</h2>\n<p>What no closure of the "
+        fprintf(o->f,
+                "<h2>Retained by %s</h2>\n<p>What no closure of the "
                 "same %s dominates.</p>\n<table class=\"rows\" id=\"by-%s\">"
                 "<tr><th>retained</th><th>heap</th><th>count</th>"
                 "<th>own bytes</th><th class=\"name\">%s</th></tr>\n",
-                title[k], title[k], k == 0 ? "info" : k == 1 ? "constructor" : "module",
+                title[k], title[k],
+                k == 0   ? "info"
+                : k == 1 ? "constructor"
+                         : "module",
                 title[k]);
     else
-        fprintf(o->f, "\nretained by %s (what no closure of the same %s "
-                "dominates)\n%14s %7s %10s %14s  %s\n", title[k], title[k],
-                "retained", "heap", "count", "own bytes", title[k]);
+        fprintf(o->f,
+                "\nretained by %s (what no closure of the same %s "
+                "dominates)\n%14s %7s %10s %14s  %s\n",
+                title[k], title[k], "retained", "heap", "count", "own bytes",
+                title[k]);
     for (size_t i = 0; i < ng && i < limit; i++) {
         const dom_group *gr = &s->groups[k][order[i]];
         if (!gr->count)
@@ -207,7 +214,8 @@ static int dom_print_groups(dom_state *s, dom_out *o, int k, size_t limit)
         char pct[32];
         pct_of(pct, sizeof(pct), gr->retained, s->g.bytes);
         if (o->html) {
-            fprintf(o->f, "<tr><td>%" PRIu64 "</td><td>%s</td><td>%" PRIu64
+            fprintf(o->f,
+                    "<tr><td>%" PRIu64 "</td><td>%s</td><td>%" PRIu64
                     "</td><td>%" PRIu64 "</td><td class=\"name\">",
                     gr->retained, pct, gr->count, gr->bytes);
             report_html_escape(o->f, s->names[k].names[order[i]]);
@@ -259,7 +267,8 @@ static size_t dom_suspects(dom_state *s, uint64_t thr, uint32_t *out,
     free(stack);
     /* largest first */
     for (size_t i = 1; i < ns; i++)
-        for (size_t j = i; j > 0 && s->g.retained[out[j]] > s->g.retained[out[j - 1]]; j--) {
+        for (size_t j = i;
+             j > 0 && s->g.retained[out[j]] > s->g.retained[out[j - 1]]; j--) {
             uint32_t t = out[j];
             out[j] = out[j - 1];
             out[j - 1] = t;
@@ -309,10 +318,11 @@ static void dom_composition(dom_state *s, uint32_t top, char *buf, size_t len)
     size_t at = 0;
     for (int j = 0; j < 3 && bk[j] && at < len; j++) {
         char name[1400], pct[32];
-        debug_group_name(s->h, &s->h->infos[bk[j] - 1], DEBUG_BY_INFO, 0,
-                         name, sizeof(name));
+        debug_group_name(s->h, &s->h->infos[bk[j] - 1], DEBUG_BY_INFO, 0, name,
+                         sizeof(name));
         pct_of(pct, sizeof(pct), bb[j], s->g.retained[top]);
-        int w = snprintf(buf + at, len - at, "%s%s %s", j ? "; " : "", pct, name);
+        int w =
+            snprintf(buf + at, len - at, "%s%s %s", j ? "; " : "", pct, name);
         if (w < 0)
             break;
         at += (size_t)w;
@@ -334,22 +344,28 @@ static void dom_print_suspect(dom_state *s, dom_out *o, size_t k, uint32_t v)
         fclose(mf);
     }
     if (o->html) {
-        fprintf(o->f, "<h3 class=\"suspect\">Suspect %zu: 0x%012" PRIx64 " ",
-                k, s->g.addr[v]);
+        fprintf(o->f, "<h3 class=\"suspect\">Suspect %zu: 0x%012" PRIx64 " ", k,
+                s->g.addr[v]);
         report_html_escape(o->f, name);
-        fprintf(o->f, "</h3>\n<p>Retains %" PRIu64 " bytes (%s of the heap), "
-                "mostly: ", s->g.retained[v], pct);
+        fprintf(o->f,
+                "</h3>\n<p>Retains %" PRIu64 " bytes (%s of the heap), "
+                "mostly: ",
+                s->g.retained[v], pct);
         report_html_escape(o->f, mostly);
-        fprintf(o->f, ".</p>\n<p>Retainer path: %zu closures, root first</p>\n"
-                "<pre class=\"path\">", n);
+        fprintf(o->f,
+                ".</p>\n<p>Retainer path: %zu closures, root first</p>\n"
+                "<pre class=\"path\">",
+                n);
         if (text)
             report_html_escape_pre(o->f, text);
         fputs("</pre>\n", o->f);
     } else {
-        fprintf(o->f, "\nsuspect %zu: 0x%012" PRIx64 " %s\n  retains %" PRIu64
+        fprintf(o->f,
+                "\nsuspect %zu: 0x%012" PRIx64 " %s\n  retains %" PRIu64
                 " bytes (%s of the heap)\n  mostly: %s\n  retainer path: %zu "
-                "closures, root first\n%s", k, s->g.addr[v], name,
-                s->g.retained[v], pct, mostly, n, text ? text : "");
+                "closures, root first\n%s",
+                k, s->g.addr[v], name, s->g.retained[v], pct, mostly, n,
+                text ? text : "");
     }
     free(text);
 }
@@ -392,7 +408,8 @@ static int debug_dominators(const char *target, int gc, double threshold,
         goto done;
     }
     double t2 = debug_now_s();
-    if (dom_groups(&s) != 0 || dom_children(&s) != 0 || dom_aggregate(&s) != 0) {
+    if (dom_groups(&s) != 0 || dom_children(&s) != 0 ||
+        dom_aggregate(&s) != 0) {
         r = debug_fail("out of memory");
         goto done;
     }
@@ -411,24 +428,27 @@ static int debug_dominators(const char *target, int gc, double threshold,
         thr = 1;
     uint32_t sus[16];
     size_t ns = dom_suspects(&s, thr, sus, 16);
-    fprintf(o.f, o.html ? "<p id=\"summary\">Dominator tree: %zu closures, "
-                          "%" PRIu64 " bytes reachable from %zu roots; heap "
-                          "read in %.2f s, dominators computed in %.2f s (peak "
-                          "memory %ld MiB).</p>\n"
-                        : "dominator tree: %zu closures, %" PRIu64 " bytes "
-                          "reachable from %zu roots; heap read in %.2f s, "
-                          "dominators computed in %.2f s (peak memory %ld "
-                          "MiB)\n",
-            s.g.n, s.g.bytes, s.g.nroots, t1 - t0, t2 - t1, ru.ru_maxrss / 1024);
+    fprintf(o.f,
+            o.html ? "<p id=\"summary\">Dominator tree: %zu closures, "
+                     "%" PRIu64 " bytes reachable from %zu roots; heap "
+                     "read in %.2f s, dominators computed in %.2f s (peak "
+                     "memory %ld MiB).</p>\n"
+                   : "dominator tree: %zu closures, %" PRIu64 " bytes "
+                     "reachable from %zu roots; heap read in %.2f s, "
+                     "dominators computed in %.2f s (peak memory %ld "
+                     "MiB)\n",
+            s.g.n, s.g.bytes, s.g.nroots, t1 - t0, t2 - t1,
+            ru.ru_maxrss / 1024);
     /* a page shows the suspects first: they are what it is opened for */
     for (int pass = 0; pass < 2; pass++) {
         if (pass != o.html) {
-            fprintf(o.f, o.html ? "<h2>Leak suspects</h2>\n<p id=\"suspects\">"
-                                  "%zu closure%s retaining at least %.1f%% "
-                                  "of the heap (%" PRIu64 " bytes) each.</p>\n"
-                                : "\nleak suspects: %zu closure%s retaining at "
-                                  "least %.1f%% of the heap (%" PRIu64
-                                  " bytes) each\n",
+            fprintf(o.f,
+                    o.html ? "<h2>Leak suspects</h2>\n<p id=\"suspects\">"
+                             "%zu closure%s retaining at least %.1f%% "
+                             "of the heap (%" PRIu64 " bytes) each.</p>\n"
+                           : "\nleak suspects: %zu closure%s retaining at "
+                             "least %.1f%% of the heap (%" PRIu64
+                             " bytes) each\n",
                     ns, ns == 1 ? "" : "s", threshold, thr);
             for (size_t i = 0; i < ns; i++)
                 dom_print_suspect(&s, &o, i + 1, sus[i]);
@@ -448,7 +468,8 @@ static int debug_dominators(const char *target, int gc, double threshold,
             r = debug_fail("%s: cannot write the page", html);
         if (!r)
             printf("dominators: %zu closures, %zu leak suspect%s; report "
-                   "written to %s\n", s.g.n, ns, ns == 1 ? "" : "s", html);
+                   "written to %s\n",
+                   s.g.n, ns, ns == 1 ? "" : "s", html);
     }
     debug_warn_unreadable(s.h, "sizes may be low");
 done:

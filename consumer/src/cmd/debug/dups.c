@@ -47,19 +47,19 @@
 #define SMALL_MUT_ARR_PTRS_FROZEN_DIRTY 61u
 
 typedef struct dup_group {
-    uint64_t h1, h2;    /* hash of (info, payload); h1|h2 != 0 */
+    uint64_t h1, h2; /* hash of (info, payload); h1|h2 != 0 */
     uint64_t info;
-    uint64_t example;   /* the first closure seen */
+    uint64_t example; /* the first closure seen */
     uint64_t count;
     uint32_t size;
 } dup_group;
 
 typedef struct dups_state {
     dbg_heap *h;
-    dbg_block *blocks;  /* heap block groups, sorted; NULL: unknown */
+    dbg_block *blocks; /* heap block groups, sorted; NULL: unknown */
     size_t nblocks;
-    int blocks_tried;   /* read at the first visit, while paused */
-    char err[600];      /* fatal: why */
+    int blocks_tried; /* read at the first visit, while paused */
+    char err[600];    /* fatal: why */
     dup_group *slots; /* open addressing on h1 */
     size_t n, cap;
     uint64_t candidates, candidate_bytes;
@@ -125,8 +125,7 @@ static int dups_hash(const dbg_closure *c, hash2 *h)
         }
         return 1;
     }
-    if (t == DBG_MUT_ARR_PTRS_FROZEN_CLEAN ||
-        t == MUT_ARR_PTRS_FROZEN_DIRTY) {
+    if (t == DBG_MUT_ARR_PTRS_FROZEN_CLEAN || t == MUT_ARR_PTRS_FROZEN_DIRTY) {
         uint64_t np = word(c, 1);
         if ((3 + np) * WORD > c->size)
             return 0;
@@ -180,12 +179,14 @@ static int dups_load_blocks(dups_state *s)
             snprintf(s->err, sizeof(s->err), "%s", s->h->err);
             return -1;
         }
-        fprintf(stderr, "rtscope debug: warning: no block list (%s); static "
-                        "closures are counted too\n", s->h->err);
+        fprintf(stderr,
+                "rtscope debug: warning: no block list (%s); static "
+                "closures are counted too\n",
+                s->h->err);
         return 0;
     }
-    if (dbg_blocks_sort_check(s->blocks, s->nblocks, s->err,
-                              sizeof(s->err)) != 0)
+    if (dbg_blocks_sort_check(s->blocks, s->nblocks, s->err, sizeof(s->err)) !=
+        0)
         return -1;
     return 0;
 }
@@ -212,8 +213,11 @@ static int dups_visit(void *ctx, const dbg_closure *c, uint64_t parent)
         j = (j + 1) & (s->cap - 1);
     dup_group *g = &s->slots[j];
     if (!g->count) {
-        *g = (dup_group){.h1 = h.a, .h2 = h.b, .info = c->info->ptr,
-                         .example = c->addr, .size = c->size};
+        *g = (dup_group){.h1 = h.a,
+                         .h2 = h.b,
+                         .info = c->info->ptr,
+                         .example = c->addr,
+                         .size = c->size};
         s->n++;
     }
     g->count++;

@@ -28,8 +28,8 @@ typedef struct gml_info {
 } gml_info;
 
 typedef struct gml_ref {
-    uint32_t from;  /* info slot */
-    uint64_t to;    /* address */
+    uint32_t from; /* info slot */
+    uint64_t to;   /* address */
 } gml_ref;
 
 typedef struct gml_state {
@@ -74,8 +74,8 @@ static int gml_visit(void *ctx, const dbg_closure *c, uint64_t parent)
             s->refs = nr;
             s->caprefs = nc;
         }
-        s->refs[s->nrefs++] = (gml_ref){.from = (uint32_t)(slot - 1),
-                                        .to = c->ptrs[i]};
+        s->refs[s->nrefs++] =
+            (gml_ref){.from = (uint32_t)(slot - 1), .to = c->ptrs[i]};
     }
     return 0;
 }
@@ -232,8 +232,10 @@ static int gml_write(FILE *f, dbg_heap *h, gml_state *s, size_t *nnodes,
     if (ne)
         qsort(edges, ne, sizeof(*edges), edge_cmp);
     for (size_t i = 0; i < ne; i++) {
-        fprintf(f, "  edge [\n    source %" PRIu32 "\n    target %" PRIu32
-                   "\n    count ", edges[i].from, edges[i].to);
+        fprintf(f,
+                "  edge [\n    source %" PRIu32 "\n    target %" PRIu32
+                "\n    count ",
+                edges[i].from, edges[i].to);
         gml_put_int(f, edges[i].count);
         fprintf(f, "\n  ]\n");
     }

@@ -18,9 +18,13 @@ int debug_info_name(dbg_heap *h, dbg_info *in, char *buf, size_t len)
 {
     char *const *src = dbg_heap_source(h, in);
     if (src) {
-        ipe_entry e = {.info = in->ptr, .table_name = src[0],
-                       .closure_desc = src[1], .ty_desc = src[2],
-                       .label = src[3], .module = src[4], .srcloc = src[5]};
+        ipe_entry e = {.info = in->ptr,
+                       .table_name = src[0],
+                       .closure_desc = src[1],
+                       .ty_desc = src[2],
+                       .label = src[3],
+                       .module = src[4],
+                       .srcloc = src[5]};
         ipe_display_name(buf, len, &e);
         return 1;
     }
@@ -65,7 +69,8 @@ static uint64_t name_hash(const char *s)
 long debug_names_id(debug_names *t, const char *name)
 {
     uint64_t key = name_hash(name), v;
-    while (dbg_u64map_get(&t->ids, key, &v) && strcmp(t->names[v - 1], name) != 0)
+    while (dbg_u64map_get(&t->ids, key, &v) &&
+           strcmp(t->names[v - 1], name) != 0)
         key = key + 1 ? key + 1 : 1;
     if (dbg_u64map_get(&t->ids, key, &v))
         return (long)v - 1;

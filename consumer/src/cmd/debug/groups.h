@@ -11,8 +11,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum debug_grouping { DEBUG_BY_INFO, DEBUG_BY_CONSTRUCTOR, DEBUG_BY_MODULE,
-                      DEBUG_NGROUPINGS };
+enum debug_grouping {
+    DEBUG_BY_INFO,
+    DEBUG_BY_CONSTRUCTOR,
+    DEBUG_BY_MODULE,
+    DEBUG_NGROUPINGS
+};
 
 /* "info table", "constructor", "module" */
 extern const char *const debug_grouping_title[DEBUG_NGROUPINGS];

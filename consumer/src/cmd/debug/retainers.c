@@ -21,11 +21,11 @@
 
 typedef struct ret_state {
     dbg_heap *h;
-    const char *name; /* match by constructor, */
+    const char *name;   /* match by constructor, */
     uint64_t want_info; /* or by info pointer, */
     uint64_t want_addr; /* or by address */
-    dbg_u64map parent; /* addr -> parent (0 for a root) */
-    dbg_u64map info;   /* addr -> info ptr */
+    dbg_u64map parent;  /* addr -> parent (0 for a root) */
+    dbg_u64map info;    /* addr -> info ptr */
     uint64_t *found;
     size_t nfound, limit;
     int nomem;
@@ -54,12 +54,12 @@ static int ret_visit(void *ctx, const dbg_closure *c, uint64_t parent)
     return 0;
 }
 
-void debug_print_closure(FILE *f, dbg_heap *h, uint64_t addr,
-                         uint64_t infoptr, int root)
+void debug_print_closure(FILE *f, dbg_heap *h, uint64_t addr, uint64_t infoptr,
+                         int root)
 {
     dbg_info *in = dbg_heap_info(h, infoptr);
     fprintf(f, "  0x%012" PRIx64 "  %-14s", addr,
-           in ? dbg_closure_type_name(in->type) : "UNKNOWN");
+            in ? dbg_closure_type_name(in->type) : "UNKNOWN");
     const char *con = in ? dbg_heap_con_descr(h, in) : NULL;
     if (con) {
         char disp[1024];
@@ -100,7 +100,7 @@ void debug_print_path(FILE *f, dbg_heap *h, const uint64_t *path,
         debug_print_closure(f, h, path[j - 1], iptr, j == n);
         debug_print_closure(f, h, path[j - 2], iptr, 0);
         fprintf(f, "  ... %zu more closures with the same info table\n",
-               run - 3);
+                run - 3);
         debug_print_closure(f, h, path[j - run], iptr, 0);
         j -= run;
     }
@@ -137,7 +137,7 @@ int debug_print_graph_path(FILE *f, dbg_heap *h, const dbg_graph *g,
 /* The path from a root to `addr`, target first, into *path (realloc'd).
  * Returns its length, 0 when out of memory. */
 size_t debug_retainer_path(const dbg_u64map *parent, uint64_t addr,
-                       uint64_t **path)
+                           uint64_t **path)
 {
     size_t n = 0, cap = 0;
     for (uint64_t a = addr; a;) {
@@ -156,8 +156,8 @@ size_t debug_retainer_path(const dbg_u64map *parent, uint64_t addr,
     return n;
 }
 
-static int debug_retainers(const char *target, const char *name,
-                           uint64_t info, uint64_t addr, size_t limit, int gc)
+static int debug_retainers(const char *target, const char *name, uint64_t info,
+                           uint64_t addr, size_t limit, int gc)
 {
     debug_session ss;
     int r = debug_session_open(&ss, target);
@@ -165,8 +165,11 @@ static int debug_retainers(const char *target, const char *name,
         return r;
     uint64_t *path = NULL;
     dbg_heap *h = &ss.heap;
-    ret_state s = {.h = h, .name = name, .want_info = info,
-                   .want_addr = addr & ~(uint64_t)7, .limit = limit};
+    ret_state s = {.h = h,
+                   .name = name,
+                   .want_info = info,
+                   .want_addr = addr & ~(uint64_t)7,
+                   .limit = limit};
     s.found = calloc(limit, sizeof(*s.found));
     if (!s.found) {
         r = debug_fail("out of memory");
@@ -208,7 +211,6 @@ done:
     dbg_u64map_free(&s.info);
     return r;
 }
-
 
 int debug_retainers_run(int argc, char **argv)
 {

@@ -26,7 +26,8 @@ int debug_fail(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fputs("rtscope debug: ", stderr);
-    vfprintf(stderr, fmt, ap); /* NOLINT(clang-analyzer-valist.Uninitialized): va_start above */
+    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): va_start above
+    vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
     return CLI_EXIT_DATA;
@@ -165,13 +166,16 @@ void debug_warn_unreadable(const dbg_heap *h, const char *consequence)
 {
     if (!h->unreadable)
         return;
-    fprintf(stderr, "rtscope debug: warning: %zu closures or frames could "
-                    "not be read; %s\n", h->unreadable, consequence);
+    fprintf(stderr,
+            "rtscope debug: warning: %zu closures or frames could "
+            "not be read; %s\n",
+            h->unreadable, consequence);
     for (size_t i = 0; i < h->nunread; i++) {
         const dbg_unreadable *u = &h->unread[i];
         if (u->parent)
-            fprintf(stderr, "  0x%012" PRIx64 " (reached from 0x%012" PRIx64
-                            "): %s\n", u->addr, u->parent, u->why);
+            fprintf(stderr,
+                    "  0x%012" PRIx64 " (reached from 0x%012" PRIx64 "): %s\n",
+                    u->addr, u->parent, u->why);
         else
             fprintf(stderr, "  0x%012" PRIx64 " (a root): %s\n", u->addr,
                     u->why);

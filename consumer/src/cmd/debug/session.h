@@ -16,12 +16,12 @@
 typedef struct debug_session {
     char target[4096];
     int is_snapshot;
-    dbg_conn conn;     /* live */
-    dbg_snap snap;     /* snapshot */
+    dbg_conn conn; /* live */
+    dbg_snap snap; /* snapshot */
     dbg_heap heap;
-    int resume_after;  /* we paused it: resume when done */
-    int forked;        /* the walk reads a fork-mode copy */
-    double pause_s;    /* how long the PAUSE request took */
+    int resume_after; /* we paused it: resume when done */
+    int forked;       /* the walk reads a fork-mode copy */
+    double pause_s;   /* how long the PAUSE request took */
     uint64_t *roots;
     size_t nroots;
 } debug_session;
@@ -38,8 +38,8 @@ int debug_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int debug_session_open(debug_session *s, const char *target);
 
 /* Pause (after a major GC if gc > 0, at once if gc == 0; gc < 0: the
- * caller paused it and set resume_after; a program paused already stays so), read
- * the roots and walk the heap calling fn (may be NULL) for each reachable
+ * caller paused it and set resume_after; a program paused already stays so),
+ * read the roots and walk the heap calling fn (may be NULL) for each reachable
  * closure. Unless hold, the program is resumed once the heap is read.
  * Returns 0, or an exit status with the error printed. */
 int debug_session_walk(debug_session *s, int gc, dbg_visit_fn fn, void *ctx,
@@ -57,7 +57,6 @@ void debug_session_release(debug_session *s);
 void debug_session_close(debug_session *s);
 
 /* rtscope debug snapshot (snapshot.c): returns an exit status. */
-int debug_snapshot_run(const char *target, const char *out, int gc,
-                       int blocks);
+int debug_snapshot_run(const char *target, const char *out, int gc, int blocks);
 
 #endif

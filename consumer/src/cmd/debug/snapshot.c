@@ -31,8 +31,7 @@ static void snap_name_from(dbg_snap *snap, const char *path)
     snap->program[n] = '\0';
 }
 
-int debug_snapshot_run(const char *target, const char *out, int gc,
-                       int blocks)
+int debug_snapshot_run(const char *target, const char *out, int gc, int blocks)
 {
     debug_session ss;
     dbg_snap snap;
