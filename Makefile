@@ -2,7 +2,12 @@
 #
 #   make            setup (Debian packages, GHC source) + patched RTS + overlay + consumer
 #   make test       everything above, the consumer's unit tests (also under
-#                   ASan+UBSan), then the whole testsuite
+#                   ASan+UBSan), the gates (make lint), then the whole testsuite
+#   make lint       clang-format check, cppcheck and clang-tidy on the consumer
+#                   and the RTS additions, shellcheck, every See Note resolves
+#   make ghc-testsuite  GHC 9.0.2's own testsuite (rts, profiling, concurrent,
+#                   ffi; rts also threaded1, threaded2, dyn) with the overlay;
+#                   its failures again with stock ghc; fails on regressions
 #   make demo       build, run an instrumented program, write its reports
 #   make bench      the benchmarks (ratios measured side by side)
 #   make install    PREFIX=/opt/rtscope: overlay, wrappers, consumer
@@ -18,8 +23,8 @@ JOBS   ?= $(shell nproc)
 RTS_MAKE = $(MAKE) --no-print-directory -f scripts/rts.mk -j$(JOBS) \
            TREE=$(BUILD)/tree OUT=$(BUILD)/rts-obj LIB=$(BUILD)/lib/ghc/rts
 
-.PHONY: all setup tree rts overlay consumer test demo bench install clean distclean \
-        full-ghc full-ghc-test upstream
+.PHONY: all setup tree rts overlay consumer test lint ghc-testsuite demo bench install clean \
+        distclean full-ghc full-ghc-test upstream
 
 all: overlay consumer
 
@@ -44,7 +49,19 @@ consumer: setup
 test: all
 	@scripts/setup --real
 	@if [ -f consumer/Makefile ]; then $(MAKE) --no-print-directory -C consumer check asan; fi
-	@testsuite/driver/run
+	@scripts/gates
+	@testsuite/driver/run -j$(JOBS)
+
+# The habits make test enforces: formatting, cppcheck and clang-tidy (the
+# consumer and the RTS additions), shellcheck, Notes. scripts/gates -h.
+lint: tree consumer
+	@scripts/gates
+
+# GHC's testsuite is read from ../shared (or $RTSCOPE_SHARED), never copied
+# into the repository: see scripts/ghc-testsuite.
+ghc-testsuite: all
+	@scripts/setup --ghc-testsuite
+	@scripts/ghc-testsuite
 
 demo: all
 	@scripts/demo
@@ -73,7 +90,8 @@ upstream: setup
 	@scripts/check-upstream-series
 
 clean:
-	rm -rf $(BUILD)/tree $(BUILD)/tree.new $(BUILD)/rts-obj $(BUILD)/lib $(BUILD)/bin testsuite/_out
+	rm -rf $(BUILD)/tree $(BUILD)/tree.new $(BUILD)/rts-obj $(BUILD)/lib $(BUILD)/bin testsuite/_out \
+	  $(BUILD)/ghc-testsuite
 	@if [ -f consumer/Makefile ]; then $(MAKE) --no-print-directory -C consumer clean; fi
 
 distclean: clean

@@ -46,6 +46,18 @@ DEB_PACKAGES=(
     python3-sphinx fakeroot
 )
 
+# GHC's own testsuite (scripts/ghc-testsuite): its driver is Python 3, and
+# ghostscript checks that the PostScript hp2ps draws from a test's heap
+# profile is valid (without gs the driver skips that check). hp2ps, hpc
+# and hsc2hs come with ghc, profiling libraries with ghc-prof. Nine tests
+# of concurrent/ and ffi/ need random, async or parallel (reqlib; without
+# them they are skipped): performGC, conc023, throwto001, ffi009, ...
+# shellcheck disable=SC2034
+GHC_TESTSUITE_PACKAGES=(
+    python3 ghostscript ghc-prof
+    libghc-random-dev libghc-async-dev libghc-parallel-dev
+)
+
 # ---------------------------------------------------------------- the tree
 # Shared by scripts/prepare-tree (the RTS-only tree), scripts/build-ghc (a
 # whole GHC), scripts/export-upstream and scripts/build-deb, so that every
