@@ -12,7 +12,7 @@ static rpage *rank_page(rankset *s, uint64_t a, int create)
     uint64_t key = (a >> PAGE_SHIFT) + 1, v;
     if (s->last && key == s->last_key)
         return s->last;
-    if (dbg_u64map_get(&s->index, key, &v)) {
+    if (hmap_get(&s->index, key, &v)) {
         s->last = &s->pages[v - 1];
     } else {
         if (!create)
@@ -29,7 +29,7 @@ static rpage *rank_page(rankset *s, uint64_t a, int create)
         memset(p, 0, sizeof(*p));
         p->key = key;
         p->bits = calloc(PAGE_WORDS, sizeof(*p->bits));
-        if (!p->bits || dbg_u64map_put(&s->index, key, s->n + 1) != 0) {
+        if (!p->bits || hmap_put(&s->index, key, s->n + 1) != 0) {
             free(p->bits);
             return NULL;
         }
@@ -46,8 +46,11 @@ int rank_add(rankset *s, uint64_t a)
     if (!p)
         return -1;
     uint64_t w = (a & (((uint64_t)1 << PAGE_SHIFT) - 1)) >> 3;
-    p->bits[w >> 6] |= (uint64_t)1 << (w & 63);
-    return 0;
+    uint64_t bit = (uint64_t)1 << (w & 63);
+    if (p->bits[w >> 6] & bit)
+        return 0;
+    p->bits[w >> 6] |= bit;
+    return 1;
 }
 
 static int page_order(const void *a, const void *b)
@@ -61,9 +64,9 @@ int rank_finish(rankset *s)
     /* ranks in address order: the pages by address first */
     if (s->n)
         qsort(s->pages, s->n, sizeof(*s->pages), page_order);
-    dbg_u64map_free(&s->index);
+    hmap_free(&s->index);
     for (size_t i = 0; i < s->n; i++)
-        if (dbg_u64map_put(&s->index, s->pages[i].key, i + 1) != 0)
+        if (hmap_put(&s->index, s->pages[i].key, i + 1) != 0)
             return -1;
     uint32_t base = 0;
     for (size_t i = 0; i < s->n; i++) {
@@ -105,6 +108,6 @@ void rank_free(rankset *s)
         free(s->pages[i].pre);
     }
     free(s->pages);
-    dbg_u64map_free(&s->index);
+    hmap_free(&s->index);
     memset(s, 0, sizeof(*s));
 }

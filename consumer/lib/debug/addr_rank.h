@@ -1,12 +1,15 @@
-/* addr_rank: the rank of a closure's address among a set of addresses (a
- * bit per heap word in 1 MiB pages, with counts of the bits before each
- * 64-bit word): a dense id in address order for every closure of a heap,
- * in 2.3% of the heap's size. Internal to librtscope-debug (the dominator
- * graph's ids, the snapshot's sort). */
+/* addr_rank: a set of closure addresses (a bit per heap word in 1 MiB
+ * pages, found through a map of the pages) and, once finished, the rank of
+ * each among them (with counts of the bits before each 64-bit word): a
+ * dense id in address order for every closure of a heap, in 2.3% of the
+ * heap's size. A breadth-first walk meets nearby addresses together, so
+ * the set touches far less memory than a hash set of every address (which
+ * made the walk wait on cache misses). Internal to librtscope-debug (the
+ * walk's closures met, the dominator graph's ids). */
 #ifndef RTSCOPE_ADDR_RANK_H
 #define RTSCOPE_ADDR_RANK_H
 
-#include "rtscope/debug/debug_heap.h"
+#include "rtscope/base/hmap.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -21,7 +24,7 @@ typedef struct rpage {
 } rpage;
 
 typedef struct rankset {
-    dbg_u64map index; /* (addr >> PAGE_SHIFT) + 1 -> page + 1 */
+    hmap index; /* (addr >> PAGE_SHIFT) + 1 -> page + 1 */
     rpage *pages;
     size_t n, cap;
     uint64_t last_key;
@@ -29,7 +32,8 @@ typedef struct rankset {
     size_t total; /* after rank_finish: the addresses in the set */
 } rankset;
 
-/* Add an address (8-aligned); -1 when out of memory. */
+/* Add an address (8-aligned): 1 if it was not in the set, 0 if it was,
+ * -1 when out of memory. */
 int rank_add(rankset *s, uint64_t a);
 /* After the last rank_add: compute the ranks (in address order). */
 int rank_finish(rankset *s);

@@ -345,9 +345,6 @@ int dbg_connect(dbg_conn *c, const char *path)
 
 void dbg_close(dbg_conn *c)
 {
-    if (c->ahead && c->ahead_free)
-        c->ahead_free(c->ahead);
-    c->ahead = NULL;
     if (c->fd >= 0)
         close(c->fd);
     c->fd = -1;

@@ -96,12 +96,12 @@ int dbg_graph_visit(void *ctx, const dbg_closure *c, uint64_t parent)
     }
     if (grow_to((void **)&b->eaddr, &b->ecap, b->ne + c->nptrs,
                 sizeof(*b->eaddr)) != 0 ||
-        rank_add(&b->rs, c->addr) != 0)
+        rank_add(&b->rs, c->addr) < 0)
         return b->nomem = 1;
     size_t i = g->n++;
     g->addr[i] = c->addr;
     g->size[i] = c->size;
-    g->info[i] = (uint32_t)(c->info - b->h->infos);
+    g->info[i] = (uint32_t)dbg_heap_info_index(b->h, c->info);
     /* The parent: a closure read before, and in a breadth-first walk the
      * parents come in the order they were read, so a cursor that only
      * moves forward finds each (no map of addresses needed). */

@@ -3,6 +3,7 @@
 #ifndef RTSCOPE_SNAP_IMPL_H
 #define RTSCOPE_SNAP_IMPL_H
 
+#include "rtscope/base/grow.h"
 #include "rtscope/debug/debug_snap.h"
 
 #include <stddef.h>
@@ -36,7 +37,6 @@ void snap_err(dbg_snap *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 const char *sect_name(uint32_t id);
 int buf_le(dbg_buf *b, uint64_t x, int n);
-int grow(void **v, size_t *cap, size_t n, size_t size);
 int host_little(void);
 uint64_t le_get(const unsigned char *p, int n);
 uint64_t sum_end(snap_sum *c);

@@ -247,8 +247,8 @@ static int load_section(dbg_snap *s, const unsigned char *p, sect *x,
 static int parse_infos(dbg_snap *s, rd *r)
 {
     while (r->pos < r->len && !r->bad) {
-        if (grow((void **)&s->infos, &s->capinfos, s->ninfos,
-                 sizeof(*s->infos)) != 0)
+        if (rt_grow((void **)&s->infos, &s->capinfos, s->ninfos,
+                    sizeof(*s->infos), 256) != 0)
             return -1;
         dbg_snap_info *in = &s->infos[s->ninfos];
         memset(in, 0, sizeof(*in));
@@ -284,7 +284,7 @@ static int parse_bitmaps(dbg_snap *s, rd *r, dbg_snap_bm **v, size_t *n,
         uint64_t k = rd_le(r, 4);
         if (r->bad || k > r->len - r->pos)
             return -1;
-        if (grow((void **)v, cap, *n, sizeof(**v)) != 0)
+        if (rt_grow((void **)v, cap, *n, sizeof(**v), 256) != 0)
             return -1;
         if (*n && key <= (*v)[*n - 1].key)
             return -1;
@@ -307,7 +307,8 @@ static int parse_closures(dbg_snap *s, rd *idx, const sect *data)
             size > 0xffffffffu || addr + d < addr || size > data->raw - off)
             return -1;
         addr += d; /* strictly increasing: each closure once */
-        if (grow((void **)&s->clo, &s->capclo, s->nclo, sizeof(*s->clo)) != 0)
+        if (rt_grow((void **)&s->clo, &s->capclo, s->nclo, sizeof(*s->clo),
+                    256) != 0)
             return -1;
         s->clo[s->nclo++] =
             (dbg_snap_clo){.addr = addr, .off = off, .size = (uint32_t)size};

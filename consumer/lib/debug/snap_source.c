@@ -187,6 +187,13 @@ static int snap_dead(void *src)
 }
 
 const dbg_source_ops dbg_source_snap = {
-    "snapshot",      snap_roots,  snap_closures, snap_infos, snap_stack_bitmap,
-    snap_fun_bitmap, snap_blocks, snap_error,    snap_dead,
+    .name = "snapshot",
+    .roots = snap_roots,
+    .closures = snap_closures,
+    .infos = snap_infos,
+    .stack_bitmap = snap_stack_bitmap,
+    .fun_bitmap = snap_fun_bitmap,
+    .blocks = snap_blocks,
+    .error = snap_error,
+    .dead = snap_dead,
 };

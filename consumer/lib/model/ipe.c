@@ -1,4 +1,6 @@
 #include "rtscope/model/ipe.h"
+#include "rtscope/base/closure_types.h"
+#include "rtscope/base/hmap.h"
 #include "rtscope/strhash.h"
 
 #include <inttypes.h>
@@ -6,21 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct ipe_slot {
-    uint64_t info;
-    ipe_entry *entry; /* NULL: empty */
-} ipe_slot;
-
-/* The names given so far, so that no two tables get one name. */
-typedef struct ipe_name_slot {
-    const char *name; /* an entry's name; NULL: empty */
-} ipe_name_slot;
-
 struct ipe_table {
-    ipe_slot *slots;
-    size_t cap, count;
-    ipe_name_slot *names;
-    size_t names_cap, names_count;
+    hmap entries; /* info pointer -> ipe_entry * */
+    /* The names given so far, so that no two tables get one name: name
+     * hash -> the entry whose name it is */
+    hmap names;
     /* the replaced entries: their names stay taken (and in use by sinks
      * that copied them), so they are kept until the table goes */
     ipe_entry **old;
@@ -32,83 +24,36 @@ ipe_table *ipe_table_new(void)
     return calloc(1, sizeof(ipe_table));
 }
 
+static ipe_entry *entry_of(uint64_t v)
+{
+    return (ipe_entry *)(uintptr_t)v;
+}
+
 void ipe_table_free(ipe_table *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < t->cap; i++)
-        free(t->slots[i].entry);
+    size_t pos = 0;
+    uint64_t v;
+    while (hmap_next(&t->entries, &pos, NULL, &v))
+        free(entry_of(v));
     for (size_t i = 0; i < t->nold; i++)
         free(t->old[i]);
     free(t->old);
-    free(t->slots);
-    free(t->names);
+    hmap_free(&t->entries);
+    hmap_free(&t->names);
     free(t);
 }
 
-static size_t ipe_hash(uint64_t k, size_t cap)
+static int name_eq(const void *ctx, uint64_t v)
 {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return (size_t)k & (cap - 1);
+    return strcmp(entry_of(v)->name, ctx) == 0;
 }
 
-static ipe_slot *ipe_find(const ipe_table *t, uint64_t info)
+static int name_taken(const ipe_table *t, const char *name)
 {
-    size_t i = ipe_hash(info, t->cap);
-    while (t->slots[i].entry && t->slots[i].info != info)
-        i = (i + 1) & (t->cap - 1);
-    return &t->slots[i];
-}
-
-static int ipe_grow(ipe_table *t)
-{
-    size_t nc = t->cap ? t->cap * 2 : 256;
-    ipe_slot *old = t->slots;
-    size_t oc = t->cap;
-    t->slots = calloc(nc, sizeof(ipe_slot));
-    if (!t->slots) {
-        t->slots = old;
-        return -1;
-    }
-    t->cap = nc;
-    for (size_t i = 0; i < oc; i++)
-        if (old[i].entry)
-            *ipe_find(t, old[i].info) = old[i];
-    free(old);
-    return 0;
-}
-
-static uint64_t ipe_name_hash(const char *s)
-{
-    return rtscope_strhash(s, strlen(s));
-}
-
-static ipe_name_slot *ipe_name_find(const ipe_table *t, const char *name)
-{
-    size_t i = (size_t)ipe_name_hash(name) & (t->names_cap - 1);
-    while (t->names[i].name && strcmp(t->names[i].name, name) != 0)
-        i = (i + 1) & (t->names_cap - 1);
-    return &t->names[i];
-}
-
-static int ipe_name_grow(ipe_table *t)
-{
-    size_t nc = t->names_cap ? t->names_cap * 2 : 256;
-    ipe_name_slot *old = t->names;
-    size_t oc = t->names_cap;
-    t->names = calloc(nc, sizeof(ipe_name_slot));
-    if (!t->names) {
-        t->names = old;
-        return -1;
-    }
-    t->names_cap = nc;
-    for (size_t i = 0; i < oc; i++)
-        if (old[i].name)
-            *ipe_name_find(t, old[i].name) = old[i];
-    free(old);
-    return 0;
+    return hmap_find(&t->names, rtscope_strhash(name, strlen(name)), name_eq,
+                     name, NULL);
 }
 
 /* One allocation: the entry, its six strings, then its name (at most the
@@ -159,31 +104,23 @@ static int ipe_same(const ipe_entry *a, const ipe_entry *b)
 
 int ipe_table_put(ipe_table *t, const el_event *ev)
 {
-    if ((t->count + 1) * 2 > t->cap && ipe_grow(t) != 0)
-        return -1;
-    if ((t->names_count + 1) * 2 > t->names_cap && ipe_name_grow(t) != 0)
+    if (hmap_reserve(&t->names, t->names.n + 1) != 0)
         return -1;
     ipe_entry *e = ipe_entry_new(ev);
     if (!e)
         return -1;
-    ipe_slot *slot = ipe_find(t, e->info);
-    if (slot->entry && ipe_same(slot->entry, e)) {
+    uint64_t *slot = hmap_at(&t->entries, e->info, NULL);
+    if (!slot) {
+        free(e);
+        return -1;
+    }
+    ipe_entry *had = entry_of(*slot);
+    if (had && ipe_same(had, e)) {
         /* posted again (a new eventlog stream): keep its name */
         free(e);
         return 0;
     }
-    /* never two tables with one name: a later one gets its address */
-    ipe_name_slot *ns = ipe_name_find(t, e->name);
-    if (ns->name) {
-        char *end = e->name + strlen(e->name);
-        sprintf(end, " [0x%" PRIx64 "]", e->info);
-        ns = ipe_name_find(t, e->name);
-    }
-    if (!ns->name) {
-        ns->name = e->name;
-        t->names_count++;
-    }
-    if (slot->entry) {
+    if (had) {
         if (t->nold == t->old_cap) {
             size_t nc = t->old_cap ? 2 * t->old_cap : 16;
             ipe_entry **no = realloc(t->old, nc * sizeof(ipe_entry *));
@@ -194,25 +131,29 @@ int ipe_table_put(ipe_table *t, const el_event *ev)
             t->old = no;
             t->old_cap = nc;
         }
-        t->old[t->nold++] = slot->entry;
-    } else {
-        t->count++;
+        t->old[t->nold++] = had;
     }
-    slot->info = e->info;
-    slot->entry = e;
+    /* never two tables with one name: a later one gets its address */
+    if (name_taken(t, e->name)) {
+        char *end = e->name + strlen(e->name);
+        sprintf(end, " [0x%" PRIx64 "]", e->info);
+    }
+    if (!name_taken(t, e->name)) /* room reserved above */
+        hmap_add(&t->names, rtscope_strhash(e->name, strlen(e->name)),
+                 (uint64_t)(uintptr_t)e);
+    *slot = (uint64_t)(uintptr_t)e;
     return 0;
 }
 
 const ipe_entry *ipe_table_get(const ipe_table *t, uint64_t info)
 {
-    if (!t->cap)
-        return NULL;
-    return ipe_find(t, info)->entry;
+    uint64_t v;
+    return hmap_get(&t->entries, info, &v) ? entry_of(v) : NULL;
 }
 
 size_t ipe_table_count(const ipe_table *t)
 {
-    return t->count;
+    return t->entries.n;
 }
 
 int ipe_parse_address(el_str label, uint64_t *addr)
@@ -347,79 +288,10 @@ void ipe_display_name(char *buf, size_t size, const ipe_entry *e)
     }
 }
 
-/* rts/storage/ClosureTypes.h of GHC 9.0.2 (and 9.2). */
-static const char *const ipe_closure_types[] = {
-    "INVALID_OBJECT",
-    "CONSTR",
-    "CONSTR_1_0",
-    "CONSTR_0_1",
-    "CONSTR_2_0",
-    "CONSTR_1_1",
-    "CONSTR_0_2",
-    "CONSTR_NOCAF",
-    "FUN",
-    "FUN_1_0",
-    "FUN_0_1",
-    "FUN_2_0",
-    "FUN_1_1",
-    "FUN_0_2",
-    "FUN_STATIC",
-    "THUNK",
-    "THUNK_1_0",
-    "THUNK_0_1",
-    "THUNK_2_0",
-    "THUNK_1_1",
-    "THUNK_0_2",
-    "THUNK_STATIC",
-    "THUNK_SELECTOR",
-    "BCO",
-    "AP",
-    "PAP",
-    "AP_STACK",
-    "IND",
-    "IND_STATIC",
-    "RET_BCO",
-    "RET_SMALL",
-    "RET_BIG",
-    "RET_FUN",
-    "UPDATE_FRAME",
-    "CATCH_FRAME",
-    "UNDERFLOW_FRAME",
-    "STOP_FRAME",
-    "BLOCKING_QUEUE",
-    "BLACKHOLE",
-    "MVAR_CLEAN",
-    "MVAR_DIRTY",
-    "TVAR",
-    "ARR_WORDS",
-    "MUT_ARR_PTRS_CLEAN",
-    "MUT_ARR_PTRS_DIRTY",
-    "MUT_ARR_PTRS_FROZEN_DIRTY",
-    "MUT_ARR_PTRS_FROZEN_CLEAN",
-    "MUT_VAR_CLEAN",
-    "MUT_VAR_DIRTY",
-    "WEAK",
-    "PRIM",
-    "MUT_PRIM",
-    "TSO",
-    "STACK",
-    "TREC_CHUNK",
-    "ATOMICALLY_FRAME",
-    "CATCH_RETRY_FRAME",
-    "CATCH_STM_FRAME",
-    "WHITEHOLE",
-    "SMALL_MUT_ARR_PTRS_CLEAN",
-    "SMALL_MUT_ARR_PTRS_DIRTY",
-    "SMALL_MUT_ARR_PTRS_FROZEN_DIRTY",
-    "SMALL_MUT_ARR_PTRS_FROZEN_CLEAN",
-    "COMPACT_NFDATA",
-};
-
 const char *ipe_closure_type_name(const char *decimal)
 {
     int v = ipe_closure_number(decimal);
-    if (v >= 0 &&
-        (size_t)v < sizeof(ipe_closure_types) / sizeof(ipe_closure_types[0]))
-        return ipe_closure_types[v];
+    if (v >= 0 && v < GHC_N_CLOSURE_TYPES)
+        return ghc_closure_type_name((uint32_t)v);
     return decimal;
 }

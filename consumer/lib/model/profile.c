@@ -43,6 +43,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "rtscope/model/profile.h"
+#include "rtscope/base/hmap.h"
 #include "rtscope/strhash.h"
 
 #include <math.h>
@@ -101,7 +102,7 @@ void profile_free(profile *p)
     free(p->census.v);
     free(p->touched);
     free(p->bands);
-    free(p->index);
+    hmap_free(&p->index);
     free(p->times);
     free(p->bucket_count);
     free(p->bucket_tsum);
@@ -233,39 +234,27 @@ static uint64_t profile_hash(const char *s, size_t len)
     return rtscope_strhash(s, len);
 }
 
-static int profile_index_grow(profile *p)
+typedef struct band_key {
+    const profile *p;
+    const char *label;
+    size_t len;
+} band_key;
+
+static int band_eq(const void *ctx, uint64_t i)
 {
-    size_t nc = p->index_cap ? p->index_cap * 2 : 1024;
-    uint32_t *ni = calloc(nc, sizeof(uint32_t));
-    if (!ni)
-        return -1;
-    for (size_t b = 0; b < p->nbands; b++) {
-        size_t i = (size_t)p->bands[b].hash & (nc - 1);
-        while (ni[i])
-            i = (i + 1) & (nc - 1);
-        ni[i] = (uint32_t)(b + 1);
-    }
-    free(p->index);
-    p->index = ni;
-    p->index_cap = nc;
-    return 0;
+    const band_key *k = ctx;
+    const profile_band *b = &k->p->bands[i];
+    return b->key_len == k->len && memcmp(b->key, k->label, k->len) == 0;
 }
 
 /* The band for a label, created if new; NULL when out of memory. */
 static profile_band *profile_band_get(profile *p, const char *label, size_t len)
 {
-    uint64_t h = profile_hash(label, len);
-    if (p->index_cap) {
-        size_t i = (size_t)h & (p->index_cap - 1);
-        while (p->index[i]) {
-            profile_band *b = &p->bands[p->index[i] - 1];
-            if (b->hash == h && b->key_len == len &&
-                memcmp(b->key, label, len) == 0)
-                return b;
-            i = (i + 1) & (p->index_cap - 1);
-        }
-    }
-    if ((p->nbands + 1) * 2 > p->index_cap && profile_index_grow(p) != 0)
+    uint64_t h = profile_hash(label, len), found;
+    band_key k = {p, label, len};
+    if (hmap_find(&p->index, h, band_eq, &k, &found))
+        return &p->bands[found];
+    if (hmap_reserve(&p->index, p->nbands + 1) != 0)
         return NULL;
     if (p->nbands == p->bands_cap) {
         size_t nc = p->bands_cap ? p->bands_cap * 2 : 64;
@@ -293,11 +282,8 @@ static profile_band *profile_band_get(profile *p, const char *label, size_t len)
     b->key_len = (uint32_t)len;
     b->hash = h;
     b->cur_idx = -1;
+    hmap_add(&p->index, h, p->nbands); /* reserved above */
     p->nbands++;
-    size_t i = (size_t)h & (p->index_cap - 1);
-    while (p->index[i])
-        i = (i + 1) & (p->index_cap - 1);
-    p->index[i] = (uint32_t)p->nbands;
     return b;
 }
 

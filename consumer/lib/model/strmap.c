@@ -1,16 +1,16 @@
+/* strmap: 64-bit keys to owned strings, over the consumer's hash map
+ * (key -> index + 1 into the strings). */
 #include "rtscope/model/strmap.h"
+#include "rtscope/base/grow.h"
+#include "rtscope/base/hmap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct strmap_slot {
-    uint64_t key;
-    char *val; /* NULL: empty slot */
-} strmap_slot;
-
 struct strmap {
-    strmap_slot *slots;
-    size_t cap, count;
+    hmap index;
+    char **vals;
+    size_t n, cap;
 };
 
 strmap *strmap_new(void)
@@ -22,72 +22,55 @@ void strmap_free(strmap *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->cap; i++)
-        free(m->slots[i].val);
-    free(m->slots);
+    for (size_t i = 0; i < m->n; i++)
+        free(m->vals[i]);
+    free(m->vals);
+    hmap_free(&m->index);
     free(m);
 }
 
-static size_t strmap_hash(uint64_t k, size_t cap)
+/* Where key's string is, or NULL when it has none. */
+static char **strmap_slot(const strmap *m, uint64_t key)
 {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return (size_t)k & (cap - 1);
+    uint64_t v;
+    return hmap_get(&m->index, key, &v) ? &m->vals[v - 1] : NULL;
 }
 
-static strmap_slot *strmap_find(const strmap *m, uint64_t key)
+/* A new slot for key. */
+static char **strmap_new_slot(strmap *m, uint64_t key)
 {
-    size_t i = strmap_hash(key, m->cap);
-    while (m->slots[i].val && m->slots[i].key != key)
-        i = (i + 1) & (m->cap - 1);
-    return &m->slots[i];
-}
-
-static int strmap_grow(strmap *m)
-{
-    size_t nc = m->cap ? m->cap * 2 : 64;
-    strmap old = *m;
-    m->slots = calloc(nc, sizeof(strmap_slot));
-    if (!m->slots) {
-        *m = old;
-        return -1;
-    }
-    m->cap = nc;
-    for (size_t i = 0; i < old.cap; i++)
-        if (old.slots[i].val)
-            *strmap_find(m, old.slots[i].key) = old.slots[i];
-    free(old.slots);
-    return 0;
+    if (rt_grow((void **)&m->vals, &m->cap, m->n, sizeof(*m->vals), 64) != 0)
+        return NULL;
+    if (hmap_put(&m->index, key, m->n + 1) != 0)
+        return NULL;
+    m->vals[m->n] = NULL;
+    return &m->vals[m->n++];
 }
 
 int strmap_put(strmap *m, uint64_t key, const char *s, size_t len)
 {
-    if ((m->count + 1) * 2 > m->cap && strmap_grow(m) != 0)
-        return -1;
     char *copy = malloc(len + 1);
     if (!copy)
         return -1;
     memcpy(copy, s, len);
     copy[len] = 0;
-    strmap_slot *slot = strmap_find(m, key);
-    if (slot->val)
-        free(slot->val);
-    else
-        m->count++;
-    slot->key = key;
-    slot->val = copy;
+    char **slot = strmap_slot(m, key);
+    if (!slot && !(slot = strmap_new_slot(m, key))) {
+        free(copy);
+        return -1;
+    }
+    free(*slot);
+    *slot = copy;
     return 0;
 }
 
 const char *strmap_get(const strmap *m, uint64_t key)
 {
-    if (!m->cap)
-        return NULL;
-    return strmap_find(m, key)->val;
+    char **slot = strmap_slot(m, key);
+    return slot ? *slot : NULL;
 }
 
 size_t strmap_count(const strmap *m)
 {
-    return m->count;
+    return m->n;
 }

@@ -20,40 +20,30 @@ void report_dict_free(report_dict *d)
 {
     free(d->str);
     free(d->len);
-    free(d->index);
+    hmap_free(&d->index);
 }
 
-static int report_dict_grow(report_dict *d)
+/* What report_dict_id looks for. */
+typedef struct dict_key {
+    const report_dict *d;
+    const char *s;
+    size_t len;
+} dict_key;
+
+static int dict_eq(const void *ctx, uint64_t e)
 {
-    size_t nc = d->index_cap ? d->index_cap * 2 : 1024;
-    uint32_t *ni = calloc(nc, sizeof(uint32_t));
-    if (!ni)
-        return -1;
-    for (size_t e = 0; e < d->n; e++) {
-        size_t i = (size_t)report_hash(d->str[e], d->len[e]) & (nc - 1);
-        while (ni[i])
-            i = (i + 1) & (nc - 1);
-        ni[i] = (uint32_t)(e + 1);
-    }
-    free(d->index);
-    d->index = ni;
-    d->index_cap = nc;
-    return 0;
+    const dict_key *k = ctx;
+    return k->d->len[e] == k->len && memcmp(k->d->str[e], k->s, k->len) == 0;
 }
 
 /* Index of a string (borrowed: it must outlive the report). */
 long report_dict_id(report_out *o, const char *s, size_t len)
 {
     report_dict *d = &o->dict;
-    if ((d->n + 1) * 2 > d->index_cap && report_dict_grow(d) != 0)
-        return o->nomem = 1, 0;
-    size_t i = (size_t)report_hash(s, len) & (d->index_cap - 1);
-    while (d->index[i]) {
-        size_t e = d->index[i] - 1;
-        if (d->len[e] == len && memcmp(d->str[e], s, len) == 0)
-            return (long)e;
-        i = (i + 1) & (d->index_cap - 1);
-    }
+    uint64_t h = report_hash(s, len), e;
+    dict_key k = {d, s, len};
+    if (hmap_find(&d->index, h, dict_eq, &k, &e))
+        return (long)e;
     if (d->n == d->cap) {
         size_t nc = d->cap ? d->cap * 2 : 256;
         const char **ns = realloc(d->str, nc * sizeof(*ns));
@@ -66,9 +56,10 @@ long report_dict_id(report_out *o, const char *s, size_t len)
         d->len = nl;
         d->cap = nc;
     }
+    if (hmap_add(&d->index, h, d->n) != 0)
+        return o->nomem = 1, 0;
     d->str[d->n] = s;
     d->len[d->n] = len;
-    d->index[i] = (uint32_t)(d->n + 1);
     return (long)d->n++;
 }
 

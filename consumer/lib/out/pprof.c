@@ -15,6 +15,7 @@
  * the same id. */
 #define _POSIX_C_SOURCE 200809L
 #include "rtscope/out/pprof.h"
+#include "rtscope/base/strtab.h"
 #include "rtscope/strhash.h"
 
 #include "pprof.pb-c.h"
@@ -27,70 +28,6 @@
 #include <zlib.h>
 
 /* ---- interning -------------------------------------------------------- */
-
-/* Strings by content: the index of a string is its order of arrival. */
-typedef struct pprof_intern {
-    char **s;
-    size_t n, cap;
-    uint32_t *slot; /* index + 1, 0 empty; open addressing */
-    size_t nslot;
-} pprof_intern;
-
-static uint64_t pprof_hash(const char *s, size_t len)
-{
-    return rtscope_strhash(s, len);
-}
-
-static void pprof_intern_free(pprof_intern *t)
-{
-    for (size_t i = 0; i < t->n; i++)
-        free(t->s[i]);
-    free(t->s);
-    free(t->slot);
-}
-
-/* The index of s[0..len), added if new; -1 when out of memory. */
-static int64_t pprof_intern_get(pprof_intern *t, const char *s, size_t len)
-{
-    if ((t->n + 1) * 2 > t->nslot) {
-        size_t nc = t->nslot ? 2 * t->nslot : 256;
-        uint32_t *ns = calloc(nc, sizeof(*ns));
-        if (!ns)
-            return -1;
-        for (size_t i = 0; i < t->n; i++) {
-            size_t j = (size_t)pprof_hash(t->s[i], strlen(t->s[i])) & (nc - 1);
-            while (ns[j])
-                j = (j + 1) & (nc - 1);
-            ns[j] = (uint32_t)(i + 1);
-        }
-        free(t->slot);
-        t->slot = ns;
-        t->nslot = nc;
-    }
-    size_t j = (size_t)pprof_hash(s, len) & (t->nslot - 1);
-    while (t->slot[j]) {
-        const char *c = t->s[t->slot[j] - 1];
-        if (strncmp(c, s, len) == 0 && c[len] == 0)
-            return t->slot[j] - 1;
-        j = (j + 1) & (t->nslot - 1);
-    }
-    if (t->n == t->cap) {
-        size_t nc = t->cap ? 2 * t->cap : 256;
-        char **ns = realloc(t->s, nc * sizeof(*ns));
-        if (!ns)
-            return -1;
-        t->s = ns;
-        t->cap = nc;
-    }
-    char *c = malloc(len + 1);
-    if (!c)
-        return -1;
-    memcpy(c, s, len);
-    c[len] = 0;
-    t->s[t->n] = c;
-    t->slot[j] = (uint32_t)(t->n + 1);
-    return (int64_t)t->n++;
-}
 
 /* ---- the profile being built ------------------------------------------ */
 
@@ -107,19 +44,19 @@ typedef struct pprof_sample {
 } pprof_sample;
 
 typedef struct pprof_build {
-    pprof_intern strings;
-    pprof_intern fn_keys; /* function id - 1 by its key */
+    strtab strings;
+    strtab fn_keys; /* function id - 1 by its key */
     pprof_fn *fns;
     size_t nfns, fns_cap;
     pprof_sample *samples;
     size_t nsamples;
-    pprof_intern sample_names; /* diff: band names, index = sample */
+    strtab sample_names; /* diff: band names, index = sample */
     int nomem;
 } pprof_build;
 
 static int64_t pprof_str(pprof_build *b, const char *s, size_t len)
 {
-    int64_t i = pprof_intern_get(&b->strings, s, len);
+    int64_t i = strtab_id(&b->strings, s, len);
     if (i < 0)
         b->nomem = 1;
     return i < 0 ? 0 : i;
@@ -140,7 +77,7 @@ static uint64_t pprof_function(pprof_build *b, const char *name,
     int kl = snprintf(key, sizeof(key), "%lld %lld %lld %lld",
                       (long long)f.name, (long long)f.system_name,
                       (long long)f.filename, (long long)f.line);
-    int64_t id = pprof_intern_get(&b->fn_keys, key, (size_t)kl);
+    int64_t id = strtab_id(&b->fn_keys, key, (size_t)kl);
     if (id < 0)
         return b->nomem = 1, 0;
     if ((size_t)id == b->nfns) {
@@ -253,8 +190,8 @@ static int pprof_samples(pprof_build *b, const profile *p, const profile *base)
         for (size_t i = 0; i < src[s]->census.n; i++) {
             const profile_value *v = &src[s]->census.v[i];
             const profile_band *band = &src[s]->bands[v->band];
-            int64_t k = pprof_intern_get(&b->sample_names, band->name,
-                                         strlen(band->name));
+            int64_t k =
+                strtab_id(&b->sample_names, band->name, strlen(band->name));
             if (k < 0)
                 return -1;
             pprof_sample *x = &b->samples[k];
@@ -464,9 +401,9 @@ out:
     free(linep);
     free(b.fns);
     free(b.samples);
-    pprof_intern_free(&b.strings);
-    pprof_intern_free(&b.fn_keys);
-    pprof_intern_free(&b.sample_names);
+    strtab_free(&b.strings);
+    strtab_free(&b.fn_keys);
+    strtab_free(&b.sample_names);
     return rc;
 }
 

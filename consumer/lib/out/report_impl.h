@@ -4,6 +4,7 @@
 #ifndef RTSCOPE_REPORT_IMPL_H
 #define RTSCOPE_REPORT_IMPL_H
 
+#include "rtscope/base/hmap.h"
 #include "rtscope/out/report.h"
 
 #include <stddef.h>
@@ -17,8 +18,7 @@ typedef struct report_dict {
     const char **str;
     size_t *len;
     size_t n, cap;
-    uint32_t *index; /* open addressing: entry + 1 */
-    size_t index_cap;
+    hmap index; /* string hash -> entry */
 } report_dict;
 
 typedef struct report_out {

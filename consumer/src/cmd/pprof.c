@@ -239,7 +239,7 @@ static int pprof_heap_row(void *ctx, dbg_heap *h, uint64_t info, uint64_t count,
     char name[1200], key[1200];
     if (!in || !debug_info_name(h, in, name, sizeof(name)))
         snprintf(name, sizeof(name), "%s",
-                 in ? dbg_closure_type_name(in->type) : "UNKNOWN");
+                 in ? ghc_closure_type_name(in->type) : "UNKNOWN");
     ipe_entry *e = &ph->ipe[ph->n];
     memset(e, 0, sizeof(*e));
     pprof_census_row *r = &ph->rows[ph->n];

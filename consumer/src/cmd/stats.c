@@ -4,6 +4,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "canonical.h"
 #include "cli.h"
+#include "rtscope/base/hmap.h"
+#include "rtscope/strhash.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -33,8 +35,7 @@ typedef struct stats_state {
     uint64_t sample_values;
     uint32_t breakdown;
     uint64_t interval_ns;
-    uint64_t *band_hashes;
-    size_t nbands, band_cap;
+    hmap bands; /* name hash -> 0 */
     uint64_t markers;
     uint64_t marker_ts[STATS_MARKERS_SHOWN];
     char *marker_text[STATS_MARKERS_SHOWN];
@@ -76,48 +77,11 @@ static stats_cap *stats_cap_of(stats_state *s, uint16_t cap)
     return &s->caps[cap];
 }
 
-static uint64_t stats_hash(el_str s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < s.len; i++) {
-        h ^= (unsigned char)s.ptr[i];
-        h *= 1099511628211ull;
-    }
-    return h ? h : 1;
-}
-
-/* Open-addressing set of band-name hashes, to count distinct bands. */
+/* Distinct bands, counted by their names' 64-bit hashes. */
 static void stats_add_band(stats_state *s, el_str label)
 {
-    uint64_t h = stats_hash(label);
-    if ((s->nbands + 1) * 2 > s->band_cap) {
-        size_t nc = s->band_cap ? s->band_cap * 2 : 256;
-        uint64_t *nt = calloc(nc, sizeof(*nt));
-        if (!nt) {
-            s->nomem = 1;
-            return;
-        }
-        for (size_t i = 0; i < s->band_cap; i++) {
-            uint64_t v = s->band_hashes[i];
-            if (!v)
-                continue;
-            size_t j = v & (nc - 1);
-            while (nt[j])
-                j = (j + 1) & (nc - 1);
-            nt[j] = v;
-        }
-        free(s->band_hashes);
-        s->band_hashes = nt;
-        s->band_cap = nc;
-    }
-    size_t j = h & (s->band_cap - 1);
-    while (s->band_hashes[j]) {
-        if (s->band_hashes[j] == h)
-            return;
-        j = (j + 1) & (s->band_cap - 1);
-    }
-    s->band_hashes[j] = h;
-    s->nbands++;
+    if (!hmap_at(&s->bands, rtscope_strhash(label.ptr, label.len), NULL))
+        s->nomem = 1;
 }
 
 static void stats_end_sample(stats_state *s)
@@ -306,7 +270,7 @@ static void stats_print(const stats_state *s, const char *input,
     if (s->samples || s->breakdown) {
         fprintf(f, "heap profile: %s, interval %.6f s\n",
                 stats_breakdown_name(s->breakdown), stats_sec(s->interval_ns));
-        fprintf(f, "heap bands: %zu\n", s->nbands);
+        fprintf(f, "heap bands: %zu\n", s->bands.n);
         fprintf(f, "max heap sample: %" PRIu64 " bytes at %.6f s\n",
                 s->max_sample_total, stats_sec(s->max_sample_ts));
     }
@@ -328,7 +292,7 @@ static void stats_print(const stats_state *s, const char *input,
 static void stats_free(stats_state *s)
 {
     free(s->caps);
-    free(s->band_hashes);
+    hmap_free(&s->bands);
     for (int i = 0; i < STATS_MARKERS_SHOWN; i++)
         free(s->marker_text[i]);
     free(s->rts);

@@ -44,7 +44,8 @@ START_TEST(continues_concatenate)
     frame(DEBUG_STUB_RESP_OKAY_CONTINUES, "abc", 3);
     frame(DEBUG_STUB_RESP_OKAY_CONTINUES, "", 0);
     frame(DEBUG_STUB_RESP_OKAY, "de", 2);
-    ck_assert_int_eq(dbg_request(&c, DEBUG_STUB_CMD_ROOTS, NULL, &out), DEBUG_STUB_RESP_OKAY);
+    ck_assert_int_eq(dbg_request(&c, DEBUG_STUB_CMD_ROOTS, NULL, &out),
+                     DEBUG_STUB_RESP_OKAY);
     ck_assert_uint_eq(out.len, 5);
     ck_assert(memcmp(out.p, "abcde", 5) == 0);
     /* the request went out as length 4, command 4 */
@@ -69,7 +70,8 @@ START_TEST(bad_command_message)
                      DEBUG_STUB_RESP_BAD_COMMAND);
     ck_assert_uint_eq(out.len, 0); /* partial payload discarded */
     ck_assert_int_eq(c.reason, 3);
-    ck_assert_ptr_nonnull(strstr(c.err, "CLOSURES: the stub refused it: bad address (reason 3)"));
+    ck_assert_ptr_nonnull(
+        strstr(c.err, "CLOSURES: the stub refused it: bad address (reason 3)"));
     frame(DEBUG_STUB_RESP_NOT_PAUSED, "", 0);
     ck_assert_int_eq(dbg_request_ok(&c, DEBUG_STUB_CMD_ROOTS, NULL, &out), -1);
     ck_assert_ptr_nonnull(strstr(c.err, "NOT_PAUSED"));
@@ -99,7 +101,7 @@ START_TEST(source_info_fields)
     dbg_conn c;
     fake_conn(&c);
     dbg_buf p = {0};
-    const char *f[6] = {"Main_Leak_con_info", "1", "Leak", "Leak", "Main",
+    const char *f[6] = {"Main_Leak_con_info",   "1", "Leak", "Leak", "Main",
                         "DebugLeak.hs:22:13-33"};
     dbg_buf_put32(&p, 6);
     for (int i = 0; i < 6; i++) {
@@ -156,22 +158,30 @@ START_TEST(targets)
     ck_assert_int_eq(dbg_socket_dir(sd, sizeof(sd)), 0);
     ck_assert(strncmp(sd, dir, strlen(dir)) == 0);
     ck_assert_str_eq(sd + strlen(dir), "/ghc-debug/debuggee/sockets");
-    ck_assert_int_eq(dbg_target_resolve("/x/y.sock", path, sizeof(path), err, sizeof(err)), 0);
+    ck_assert_int_eq(
+        dbg_target_resolve("/x/y.sock", path, sizeof(path), err, sizeof(err)),
+        0);
     ck_assert_str_eq(path, "/x/y.sock");
-    ck_assert_int_eq(dbg_target_resolve("424242", path, sizeof(path), err, sizeof(err)), -1);
+    ck_assert_int_eq(
+        dbg_target_resolve("424242", path, sizeof(path), err, sizeof(err)), -1);
     char cmd[16384];
-    snprintf(cmd, sizeof(cmd), "mkdir -p %s && touch %s/424242-Prog %s/4242-Other", sd, sd, sd);
+    snprintf(cmd, sizeof(cmd),
+             "mkdir -p %s && touch %s/424242-Prog %s/4242-Other", sd, sd, sd);
     ck_assert_int_eq(system(cmd), 0);
-    ck_assert_int_eq(dbg_target_resolve("4242", path, sizeof(path), err, sizeof(err)), 0);
+    ck_assert_int_eq(
+        dbg_target_resolve("4242", path, sizeof(path), err, sizeof(err)), 0);
     ck_assert_ptr_nonnull(strstr(path, "/4242-Other"));
-    ck_assert_int_eq(dbg_target_resolve("424242", path, sizeof(path), err, sizeof(err)), 0);
+    ck_assert_int_eq(
+        dbg_target_resolve("424242", path, sizeof(path), err, sizeof(err)), 0);
     ck_assert_ptr_nonnull(strstr(path, "/424242-Prog"));
     /* a program name: only live debuggees count */
-    ck_assert_int_eq(dbg_target_resolve("Prog", path, sizeof(path), err, sizeof(err)), -1);
+    ck_assert_int_eq(
+        dbg_target_resolve("Prog", path, sizeof(path), err, sizeof(err)), -1);
     ck_assert_ptr_nonnull(strstr(err, "no live debuggee"));
     snprintf(cmd, sizeof(cmd), "touch %s/%d-Self", sd, (int)getpid());
     ck_assert_int_eq(system(cmd), 0);
-    ck_assert_int_eq(dbg_target_resolve("Self", path, sizeof(path), err, sizeof(err)), 0);
+    ck_assert_int_eq(
+        dbg_target_resolve("Self", path, sizeof(path), err, sizeof(err)), 0);
     ck_assert_ptr_nonnull(strstr(path, "-Self"));
     dbg_conn c;
     ck_assert_int_eq(dbg_connect(&c, path), -1);
@@ -181,36 +191,11 @@ START_TEST(targets)
 }
 END_TEST
 
-START_TEST(u64map)
-{
-    dbg_u64map m = {0};
-    for (uint64_t k = 1; k <= 100000; k++)
-        ck_assert_int_eq(dbg_u64map_put(&m, k * 8, k), 0);
-    ck_assert_int_eq(dbg_u64map_put(&m, 16, 99), 0);
-    ck_assert_uint_eq(m.n, 100000);
-    uint64_t v;
-    ck_assert(dbg_u64map_get(&m, 16, &v));
-    ck_assert_uint_eq(v, 99);
-    ck_assert(dbg_u64map_get(&m, 800000, &v));
-    ck_assert_uint_eq(v, 100000);
-    ck_assert(!dbg_u64map_get(&m, 12, &v));
-    dbg_u64map_free(&m);
-}
-END_TEST
-
-START_TEST(type_names)
-{
-    ck_assert_str_eq(dbg_closure_type_name(DBG_TSO), "TSO");
-    ck_assert_str_eq(dbg_closure_type_name(DBG_CONSTR_NOCAF), "CONSTR_NOCAF");
-    ck_assert_str_eq(dbg_closure_type_name(DBG_COMPACT_NFDATA), "COMPACT_NFDATA");
-    ck_assert_str_eq(dbg_closure_type_name(200), "UNKNOWN");
-}
-END_TEST
-
 void test_debug_blocks_add(TCase *tc); /* test_debug_blocks.c */
-TCase *snap_tcase(void); /* test_snap.c */
-TCase *walk_kinds_tcase(void); /* test_walk_kinds.c */
-TCase *dominators_tcase(void); /* test_dominators.c */
+TCase *snap_tcase(void);               /* test_snap.c */
+TCase *walk_kinds_tcase(void);         /* test_walk_kinds.c */
+TCase *dominators_tcase(void);         /* test_dominators.c */
+TCase *dominance_tcase(void);          /* test_dominance.c */
 
 int main(void)
 {
@@ -222,13 +207,12 @@ int main(void)
     tcase_add_test(tc, source_info_fields);
     tcase_add_test(tc, constructor_names);
     tcase_add_test(tc, targets);
-    tcase_add_test(tc, u64map);
-    tcase_add_test(tc, type_names);
     test_debug_blocks_add(tc);
     suite_add_tcase(s, tc);
     suite_add_tcase(s, snap_tcase());
     suite_add_tcase(s, walk_kinds_tcase());
     suite_add_tcase(s, dominators_tcase());
+    suite_add_tcase(s, dominance_tcase());
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

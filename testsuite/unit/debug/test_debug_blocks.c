@@ -45,7 +45,8 @@ START_TEST(blocks_bad_lists)
     dbg_block odd = {.start = 0x4200000000ULL, .size = 100};
     ck_assert_int_eq(dbg_blocks_sort_check(&odd, 1, err, sizeof(err)), -1);
     dbg_block unaligned = {.start = 0x4200000010ULL, .size = 4096};
-    ck_assert_int_eq(dbg_blocks_sort_check(&unaligned, 1, err, sizeof(err)), -1);
+    ck_assert_int_eq(dbg_blocks_sort_check(&unaligned, 1, err, sizeof(err)),
+                     -1);
     dbg_block wraps = {.start = 0xfffffffffffff000ULL, .size = 8192};
     ck_assert_int_eq(dbg_blocks_sort_check(&wraps, 1, err, sizeof(err)), -1);
     dbg_block overlap[2] = {

@@ -31,8 +31,9 @@ static void build(dbg_snap *s, int n, const int edges[][MAXPTRS + 1],
 {
     dbg_snap_init(s);
     for (int k = 0; k <= MAXPTRS; k++)
-        ck_assert_int_eq(snapfix_info(s, CON_INFO(k), DBG_CONSTR, (uint32_t)k,
-                                      PAD, 0, "main:Main.N", NULL, NULL), 0);
+        ck_assert_int_eq(snapfix_info(s, CON_INFO(k), GHC_CONSTR, (uint32_t)k,
+                                      PAD, 0, "main:Main.N", NULL, NULL),
+                         0);
     for (int i = 0; i < n; i++) {
         uint64_t w[1 + MAXPTRS + PAD];
         int k = 0;
@@ -43,7 +44,8 @@ static void build(dbg_snap *s, int n, const int edges[][MAXPTRS + 1],
         w[0] = CON_INFO(k);
         for (int j = 0; j < PAD; j++)
             w[1 + k + j] = 0;
-        ck_assert_int_eq(snapfix_closure(s, NODE(i), w, (size_t)(1 + k + PAD)), 0);
+        ck_assert_int_eq(snapfix_closure(s, NODE(i), w, (size_t)(1 + k + PAD)),
+                         0);
     }
     uint64_t r[16];
     size_t nr = 0;
@@ -83,9 +85,11 @@ static void check(int n, const int edges[][MAXPTRS + 1], const int *roots,
         int i = (int)((g.addr[v] - DBASE) / 0x100);
         ck_assert_int_lt(i, n);
         uint64_t want_idom = idom[i] < 0 ? DBG_GRAPH_NONE : NODE(idom[i]);
-        uint64_t got_idom = g.idom[v] == g.n ? DBG_GRAPH_NONE : g.addr[g.idom[v]];
-        ck_assert_msg(got_idom == want_idom, "node %d: idom 0x%llx, want 0x%llx",
-                      i, (unsigned long long)got_idom, (unsigned long long)want_idom);
+        uint64_t got_idom =
+            g.idom[v] == g.n ? DBG_GRAPH_NONE : g.addr[g.idom[v]];
+        ck_assert_msg(
+            got_idom == want_idom, "node %d: idom 0x%llx, want 0x%llx", i,
+            (unsigned long long)got_idom, (unsigned long long)want_idom);
         uint64_t want = 0;
         for (int k = 0; dominated[i][k] >= 0; k++)
             want += size_of(edges, dominated[i][k]);
@@ -104,8 +108,14 @@ static void check(int n, const int edges[][MAXPTRS + 1], const int *roots,
     dbg_snap_free(&s);
 }
 
-#define E(...) {__VA_ARGS__, -1}
-#define NONE {-1}
+#define E(...)                                                                 \
+    {                                                                          \
+        __VA_ARGS__, -1                                                        \
+    }
+#define NONE                                                                   \
+    {                                                                          \
+        -1                                                                     \
+    }
 
 /* 0 -> 1 -> 2 -> 3: each retains the rest. */
 START_TEST(dom_chain)
@@ -145,7 +155,8 @@ END_TEST
  * root), 3 -> 4. */
 START_TEST(dom_cycles)
 {
-    static const int edges[][MAXPTRS + 1] = {E(1), E(2), E(1, 3), E(0, 4), NONE};
+    static const int edges[][MAXPTRS + 1] = {E(1), E(2), E(1, 3), E(0, 4),
+                                             NONE};
     static const int roots[] = {0, -1};
     static const int idom[] = {-1, 0, 1, 2, 3};
     static const int dom[][16] = {E(0, 1, 2, 3, 4), E(1, 2, 3, 4), E(2, 3, 4),
@@ -161,20 +172,28 @@ START_TEST(dom_lengauer_tarjan)
 {
     enum { R, A, B, C, D, E_, F, G, H, I, J, K, L };
     static const int edges[][MAXPTRS + 1] = {
-        [R] = E(A, B, C),  [A] = E(D),        [B] = E(A, D, E_),
-        [C] = E(F, G),     [D] = E(L),        [E_] = E(H),
-        [F] = E(I),        [G] = E(I, J),     [H] = E(E_, K),
-        [I] = E(K),        [J] = E(I),        [K] = E(I, R),
+        [R] = E(A, B, C), [A] = E(D),  [B] = E(A, D, E_), [C] = E(F, G),
+        [D] = E(L),       [E_] = E(H), [F] = E(I),        [G] = E(I, J),
+        [H] = E(E_, K),   [I] = E(K),  [J] = E(I),        [K] = E(I, R),
         [L] = E(H)};
     static const int roots[] = {R, -1};
-    static const int idom[] = {[R] = -1, [A] = R, [B] = R, [C] = R, [D] = R,
-                               [E_] = R, [F] = C, [G] = C, [H] = R, [I] = R,
-                               [J] = G,  [K] = R, [L] = D};
-    static const int dom[][16] = {
-        [R] = E(R, A, B, C, D, E_, F, G, H, I, J, K, L),
-        [A] = E(A), [B] = E(B), [C] = E(C, F, G, J), [D] = E(D, L),
-        [E_] = E(E_), [F] = E(F), [G] = E(G, J), [H] = E(H), [I] = E(I),
-        [J] = E(J), [K] = E(K), [L] = E(L)};
+    static const int idom[] = {
+        [R] = -1, [A] = R, [B] = R, [C] = R, [D] = R, [E_] = R, [F] = C,
+        [G] = C,  [H] = R, [I] = R, [J] = G, [K] = R, [L] = D};
+    static const int dom[][16] = {[R] =
+                                      E(R, A, B, C, D, E_, F, G, H, I, J, K, L),
+                                  [A] = E(A),
+                                  [B] = E(B),
+                                  [C] = E(C, F, G, J),
+                                  [D] = E(D, L),
+                                  [E_] = E(E_),
+                                  [F] = E(F),
+                                  [G] = E(G, J),
+                                  [H] = E(H),
+                                  [I] = E(I),
+                                  [J] = E(J),
+                                  [K] = E(K),
+                                  [L] = E(L)};
     check(13, edges, roots, idom, dom);
 }
 END_TEST
@@ -185,7 +204,8 @@ END_TEST
  * 4 by 3: only 0 dominates 4. */
 START_TEST(dom_deferred)
 {
-    static const int edges[][MAXPTRS + 1] = {E(1, 3), E(2), E(3, 4), E(4), NONE};
+    static const int edges[][MAXPTRS + 1] = {E(1, 3), E(2), E(3, 4), E(4),
+                                             NONE};
     static const int roots[] = {0, -1};
     static const int idom[] = {-1, 0, 1, 0, 0};
     static const int dom[][16] = {E(0, 1, 2, 3, 4), E(1, 2), E(2), E(3), E(4)};
@@ -200,14 +220,18 @@ START_TEST(dom_long_list)
     enum { N = 200000 };
     dbg_snap s;
     dbg_snap_init(&s);
-    ck_assert_int_eq(snapfix_info(&s, CON_INFO(1), DBG_CONSTR, 1, 0, 0,
-                                  "ghc-prim:GHC.Types.:", NULL, NULL), 0);
-    ck_assert_int_eq(snapfix_info(&s, CON_INFO(0), DBG_CONSTR, 0, 0, 0,
-                                  "ghc-prim:GHC.Types.[]", NULL, NULL), 0);
+    ck_assert_int_eq(snapfix_info(&s, CON_INFO(1), GHC_CONSTR, 1, 0, 0,
+                                  "ghc-prim:GHC.Types.:", NULL, NULL),
+                     0);
+    ck_assert_int_eq(snapfix_info(&s, CON_INFO(0), GHC_CONSTR, 0, 0, 0,
+                                  "ghc-prim:GHC.Types.[]", NULL, NULL),
+                     0);
     for (int i = 0; i < N; i++) {
-        uint64_t w[2] = {i + 1 < N ? CON_INFO(1) : CON_INFO(0), DBASE + 16ULL * (uint64_t)(i + 1)};
+        uint64_t w[2] = {i + 1 < N ? CON_INFO(1) : CON_INFO(0),
+                         DBASE + 16ULL * (uint64_t)(i + 1)};
         ck_assert_int_eq(snapfix_closure(&s, DBASE + 16ULL * (uint64_t)i, w,
-                                         i + 1 < N ? 2 : 1), 0);
+                                         i + 1 < N ? 2 : 1),
+                         0);
     }
     uint64_t root = DBASE;
     ck_assert_int_eq(dbg_snap_set_roots(&s, &root, 1), 0);

@@ -212,7 +212,8 @@ START_TEST(snap_sorts_closures)
         x ^= x >> 7;
         x ^= x << 17;
         /* distinct: the index in the low bits, noise above */
-        uint64_t addr = 0x4200000000ULL + ((x & 0xffffff) << 20) + (uint64_t)i * 8;
+        uint64_t addr =
+            0x4200000000ULL + ((x & 0xffffff) << 20) + (uint64_t)i * 8;
         unsigned char mem[16];
         memcpy(mem, &addr, 8);
         memcpy(mem + 8, &addr, 8);

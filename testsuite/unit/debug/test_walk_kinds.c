@@ -29,18 +29,63 @@ TCase *walk_kinds_tcase(void);
 
 /* Static closures that SRTs point to (leaves, in every snapshot). */
 enum {
-    S_FUN = 0x600000, S_FSTAT = 0x600010, S_TSTAT = 0x600020,
-    S_FRAME = 0x600030, S_FRAME2 = 0x600040, S_THUNK = 0x600050,
+    S_FUN = 0x600000,
+    S_FSTAT = 0x600010,
+    S_TSTAT = 0x600020,
+    S_FRAME = 0x600030,
+    S_FRAME2 = 0x600040,
+    S_THUNK = 0x600050,
 };
 
 /* One info table per kind, at I(kind). */
 enum kind {
-    K_LEAF, K_CON, K_CON11, K_NOCAF, K_FUN, K_FUN0, K_FSTAT, K_THUNK,
-    K_TSTAT, K_SEL, K_BCO, K_AP, K_PAP, K_APS, K_IND, K_INDS, K_RETS,
-    K_RETB, K_RETF, K_UPD, K_CATCH, K_UNDER, K_STOP, K_BQ, K_BH, K_MVARC,
-    K_MVARD, K_TVAR, K_AW, K_MAPC, K_MAPF, K_MUTVC, K_MUTVD, K_WEAK,
-    K_PRIM, K_MPRIM, K_TSO, K_STACK, K_TREC, K_ATOM, K_CRETRY, K_CSTM,
-    K_WH, K_SAC, K_SAF, K_CNF, K_N
+    K_LEAF,
+    K_CON,
+    K_CON11,
+    K_NOCAF,
+    K_FUN,
+    K_FUN0,
+    K_FSTAT,
+    K_THUNK,
+    K_TSTAT,
+    K_SEL,
+    K_BCO,
+    K_AP,
+    K_PAP,
+    K_APS,
+    K_IND,
+    K_INDS,
+    K_RETS,
+    K_RETB,
+    K_RETF,
+    K_UPD,
+    K_CATCH,
+    K_UNDER,
+    K_STOP,
+    K_BQ,
+    K_BH,
+    K_MVARC,
+    K_MVARD,
+    K_TVAR,
+    K_AW,
+    K_MAPC,
+    K_MAPF,
+    K_MUTVC,
+    K_MUTVD,
+    K_WEAK,
+    K_PRIM,
+    K_MPRIM,
+    K_TSO,
+    K_STACK,
+    K_TREC,
+    K_ATOM,
+    K_CRETRY,
+    K_CSTM,
+    K_WH,
+    K_SAC,
+    K_SAF,
+    K_CNF,
+    K_N
 };
 #define I(k) (0x402000ULL + 0x10ULL * (uint64_t)(k))
 
@@ -50,51 +95,51 @@ static const struct {
     uint64_t srt;
 } kinds[K_N] = {
     {K_LEAF, 3 /* CONSTR_0_1 */, 0, 1, 0},
-    {K_CON, DBG_CONSTR, 2, 2, 0},
+    {K_CON, GHC_CONSTR, 2, 2, 0},
     {K_CON11, 5 /* CONSTR_1_1 */, 1, 1, 0},
-    {K_NOCAF, DBG_CONSTR_NOCAF, 1, 0, 0},
-    {K_FUN, DBG_FUN, 1, 1, S_FUN},
+    {K_NOCAF, GHC_CONSTR_NOCAF, 1, 0, 0},
+    {K_FUN, GHC_FUN, 1, 1, S_FUN},
     {K_FUN0, 10 /* FUN_0_1 */, 0, 1, 0},
-    {K_FSTAT, DBG_FUN_STATIC, 0, 0, S_FSTAT},
-    {K_THUNK, DBG_THUNK, 2, 1, S_THUNK},
-    {K_TSTAT, DBG_THUNK_STATIC, 0, 0, S_TSTAT},
-    {K_SEL, DBG_THUNK_SELECTOR, 0, 0, 0},
-    {K_BCO, DBG_BCO, 0, 0, 0},
-    {K_AP, DBG_AP, 0, 0, 0},
-    {K_PAP, DBG_PAP, 0, 0, 0},
-    {K_APS, DBG_AP_STACK, 0, 0, 0},
-    {K_IND, DBG_IND, 0, 0, 0},
-    {K_INDS, DBG_IND_STATIC, 0, 0, 0},
-    {K_RETS, DBG_RET_SMALL, 0, 0, S_FRAME},
-    {K_RETB, DBG_RET_BIG, 0, 0, S_FRAME2},
-    {K_RETF, DBG_RET_FUN, 0, 0, 0},
-    {K_UPD, DBG_UPDATE_FRAME, 0, 0, 0},
-    {K_CATCH, DBG_CATCH_FRAME, 0, 0, 0},
-    {K_UNDER, DBG_UNDERFLOW_FRAME, 0, 0, 0},
-    {K_STOP, DBG_STOP_FRAME, 0, 0, 0},
-    {K_BQ, DBG_BLOCKING_QUEUE, 0, 0, 0},
-    {K_BH, DBG_BLACKHOLE, 0, 0, 0},
-    {K_MVARC, DBG_MVAR_CLEAN, 0, 0, 0},
-    {K_MVARD, DBG_MVAR_DIRTY, 0, 0, 0},
-    {K_TVAR, DBG_TVAR, 0, 0, 0},
-    {K_AW, DBG_ARR_WORDS, 0, 0, 0},
-    {K_MAPC, DBG_MUT_ARR_PTRS_CLEAN, 0, 0, 0},
-    {K_MAPF, DBG_MUT_ARR_PTRS_FROZEN_CLEAN, 0, 0, 0},
-    {K_MUTVC, DBG_MUT_VAR_CLEAN, 0, 0, 0},
-    {K_MUTVD, DBG_MUT_VAR_DIRTY, 0, 0, 0},
-    {K_WEAK, DBG_WEAK, 0, 0, 0},
-    {K_PRIM, DBG_PRIM, 2, 1, 0},
-    {K_MPRIM, DBG_MUT_PRIM, 2, 1, 0},
-    {K_TSO, DBG_TSO, 0, 0, 0},
-    {K_STACK, DBG_STACK, 0, 0, 0},
-    {K_TREC, DBG_TREC_CHUNK, 0, 0, 0},
-    {K_ATOM, DBG_ATOMICALLY_FRAME, 0, 0, 0},
-    {K_CRETRY, DBG_CATCH_RETRY_FRAME, 0, 0, 0},
-    {K_CSTM, DBG_CATCH_STM_FRAME, 0, 0, 0},
-    {K_WH, DBG_WHITEHOLE, 0, 0, 0},
-    {K_SAC, DBG_SMALL_MUT_ARR_PTRS_CLEAN, 0, 0, 0},
-    {K_SAF, DBG_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN, 0, 0, 0},
-    {K_CNF, DBG_COMPACT_NFDATA, 0, 0, 0},
+    {K_FSTAT, GHC_FUN_STATIC, 0, 0, S_FSTAT},
+    {K_THUNK, GHC_THUNK, 2, 1, S_THUNK},
+    {K_TSTAT, GHC_THUNK_STATIC, 0, 0, S_TSTAT},
+    {K_SEL, GHC_THUNK_SELECTOR, 0, 0, 0},
+    {K_BCO, GHC_BCO, 0, 0, 0},
+    {K_AP, GHC_AP, 0, 0, 0},
+    {K_PAP, GHC_PAP, 0, 0, 0},
+    {K_APS, GHC_AP_STACK, 0, 0, 0},
+    {K_IND, GHC_IND, 0, 0, 0},
+    {K_INDS, GHC_IND_STATIC, 0, 0, 0},
+    {K_RETS, GHC_RET_SMALL, 0, 0, S_FRAME},
+    {K_RETB, GHC_RET_BIG, 0, 0, S_FRAME2},
+    {K_RETF, GHC_RET_FUN, 0, 0, 0},
+    {K_UPD, GHC_UPDATE_FRAME, 0, 0, 0},
+    {K_CATCH, GHC_CATCH_FRAME, 0, 0, 0},
+    {K_UNDER, GHC_UNDERFLOW_FRAME, 0, 0, 0},
+    {K_STOP, GHC_STOP_FRAME, 0, 0, 0},
+    {K_BQ, GHC_BLOCKING_QUEUE, 0, 0, 0},
+    {K_BH, GHC_BLACKHOLE, 0, 0, 0},
+    {K_MVARC, GHC_MVAR_CLEAN, 0, 0, 0},
+    {K_MVARD, GHC_MVAR_DIRTY, 0, 0, 0},
+    {K_TVAR, GHC_TVAR, 0, 0, 0},
+    {K_AW, GHC_ARR_WORDS, 0, 0, 0},
+    {K_MAPC, GHC_MUT_ARR_PTRS_CLEAN, 0, 0, 0},
+    {K_MAPF, GHC_MUT_ARR_PTRS_FROZEN_CLEAN, 0, 0, 0},
+    {K_MUTVC, GHC_MUT_VAR_CLEAN, 0, 0, 0},
+    {K_MUTVD, GHC_MUT_VAR_DIRTY, 0, 0, 0},
+    {K_WEAK, GHC_WEAK, 0, 0, 0},
+    {K_PRIM, GHC_PRIM, 2, 1, 0},
+    {K_MPRIM, GHC_MUT_PRIM, 2, 1, 0},
+    {K_TSO, GHC_TSO, 0, 0, 0},
+    {K_STACK, GHC_STACK, 0, 0, 0},
+    {K_TREC, GHC_TREC_CHUNK, 0, 0, 0},
+    {K_ATOM, GHC_ATOMICALLY_FRAME, 0, 0, 0},
+    {K_CRETRY, GHC_CATCH_RETRY_FRAME, 0, 0, 0},
+    {K_CSTM, GHC_CATCH_STM_FRAME, 0, 0, 0},
+    {K_WH, GHC_WHITEHOLE, 0, 0, 0},
+    {K_SAC, GHC_SMALL_MUT_ARR_PTRS_CLEAN, 0, 0, 0},
+    {K_SAF, GHC_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN, 0, 0, 0},
+    {K_CNF, GHC_COMPACT_NFDATA, 0, 0, 0},
 };
 
 /* ---- building a heap ------------------------------------------------- */
@@ -113,8 +158,8 @@ static uint64_t put(kheap *k, const uint64_t *w, size_t n)
     k->next += (n + 2) * 8; /* a gap: no closure is next to another */
     return a;
 }
-#define PUT(k, ...)                                                           \
-    put((k), (const uint64_t[]){__VA_ARGS__},                                 \
+#define PUT(k, ...)                                                            \
+    put((k), (const uint64_t[]){__VA_ARGS__},                                  \
         sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t))
 
 /* A fresh leaf: a CONSTR_0_1 with a number of its own. */
@@ -127,8 +172,8 @@ static void map(kheap *k, uint64_t addr, const unsigned char *m, uint32_t n)
 {
     ck_assert_int_eq(dbg_snap_add_ptrmap(&k->s, addr, m, n), 0);
 }
-#define MAP(k, addr, ...)                                                     \
-    map((k), (addr), (const unsigned char[]){__VA_ARGS__},                    \
+#define MAP(k, addr, ...)                                                      \
+    map((k), (addr), (const unsigned char[]){__VA_ARGS__},                     \
         (uint32_t)sizeof((const unsigned char[]){__VA_ARGS__}))
 
 static void kh_init(kheap *k)
@@ -138,15 +183,14 @@ static void kh_init(kheap *k)
     k->next = BASE;
     for (int i = 0; i < K_N; i++) {
         ck_assert_int_eq((int)kinds[i].k, i);
-        ck_assert_int_eq(snapfix_info(&k->s, I(i), kinds[i].type,
-                                      kinds[i].ptrs, kinds[i].nptrs,
-                                      kinds[i].srt,
+        ck_assert_int_eq(snapfix_info(&k->s, I(i), kinds[i].type, kinds[i].ptrs,
+                                      kinds[i].nptrs, kinds[i].srt,
                                       i == K_LEAF ? "main:Main.Leaf" : NULL,
                                       NULL, NULL),
                          0);
     }
-    const uint64_t statics[] = {S_FUN, S_FSTAT, S_TSTAT, S_FRAME, S_FRAME2,
-                                S_THUNK};
+    const uint64_t statics[] = {S_FUN,   S_FSTAT,  S_TSTAT,
+                                S_FRAME, S_FRAME2, S_THUNK};
     for (size_t i = 0; i < sizeof(statics) / sizeof(statics[0]); i++) {
         const uint64_t w[2] = {I(K_LEAF), 1000 + i};
         ck_assert_int_eq(snapfix_closure(&k->s, statics[i], w, 2), 0);
@@ -249,12 +293,13 @@ static void expect_in(dbg_snap *s, const char *what, uint64_t subject,
     for (size_t i = 0, o = 0; i < w.nptrs && o < sizeof(got) - 24; i++)
         o += (size_t)snprintf(got + o, sizeof(got) - o, " 0x%llx",
                               (unsigned long long)w.ptrs[i]);
-    ck_assert_msg(w.nptrs == nwant, "%s: %zu pointers reported (%s), %zu expected",
-                  what, w.nptrs, got, nwant);
+    ck_assert_msg(w.nptrs == nwant,
+                  "%s: %zu pointers reported (%s), %zu expected", what, w.nptrs,
+                  got, nwant);
     for (size_t i = 0; i < nwant; i++)
         ck_assert_msg(w.ptrs[i] == exp[i],
-                      "%s: pointer %zu is 0x%llx, expected 0x%llx (got%s)", what,
-                      i, (unsigned long long)w.ptrs[i],
+                      "%s: pointer %zu is 0x%llx, expected 0x%llx (got%s)",
+                      what, i, (unsigned long long)w.ptrs[i],
                       (unsigned long long)exp[i], got);
     size_t distinct = 0;
     for (size_t i = 0; i < nwant; i++) {
@@ -275,10 +320,11 @@ static void expect_in(dbg_snap *s, const char *what, uint64_t subject,
     dbg_heap_free(&h);
 }
 
-#define EXPECT(k, what, subject, ...)                                         \
-    expect_in(&(k)->s, (what), (subject), (const uint64_t[]){__VA_ARGS__},    \
+#define EXPECT(k, what, subject, ...)                                          \
+    expect_in(&(k)->s, (what), (subject), (const uint64_t[]){__VA_ARGS__},     \
               sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t))
-#define EXPECT_NONE(k, what, subject) expect_in(&(k)->s, (what), (subject), NULL, 0)
+#define EXPECT_NONE(k, what, subject)                                          \
+    expect_in(&(k)->s, (what), (subject), NULL, 0)
 
 /* ---- the kinds ------------------------------------------------------- */
 
@@ -342,8 +388,7 @@ START_TEST(kinds_mutable)
 {
     kheap k;
     kh_init(&k);
-    uint64_t a = leaf(&k), b = leaf(&k), c = leaf(&k), e = leaf(&k),
-             d = k.d;
+    uint64_t a = leaf(&k), b = leaf(&k), c = leaf(&k), e = leaf(&k), d = k.d;
     /* link, bh, owner, queue */
     EXPECT(&k, "BLOCKING_QUEUE", PUT(&k, I(K_BQ), a, b, c, e), a, b, c, e);
     /* head, tail, value */
@@ -401,8 +446,8 @@ START_TEST(kinds_tso)
 {
     kheap k;
     kh_init(&k);
-    uint64_t link = leaf(&k), stack = leaf(&k), blk = leaf(&k),
-             trec = leaf(&k), bex = leaf(&k), bq = leaf(&k), d = k.d;
+    uint64_t link = leaf(&k), stack = leaf(&k), blk = leaf(&k), trec = leaf(&k),
+             bex = leaf(&k), bq = leaf(&k), d = k.d;
     /* NotBlocked, BlockedOnMVar, on a black hole, on a throwTo, on
      * readMVar, on an I/O completion: block_info is a closure */
     static const uint16_t on_closure[] = {0, 1, 2, 12, 14, 15};
@@ -411,8 +456,8 @@ START_TEST(kinds_tso)
         char what[64];
         snprintf(what, sizeof(what), "TSO (why_blocked %u)", on_closure[i]);
         EXPECT(&k, what,
-               PUT(&k, I(K_TSO), link, d, stack, w4, blk | 1, d, d, d, d,
-                   trec, bex, bq, d, d),
+               PUT(&k, I(K_TSO), link, d, stack, w4, blk | 1, d, d, d, d, trec,
+                   bex, bq, d, d),
                link, stack, blk, trec, bex, bq);
     }
     /* on STM, on a delay, on a foreign call: block_info is not a closure */
@@ -438,8 +483,8 @@ START_TEST(kinds_arrays)
     /* ptrs 3, size 4 (one word of card table, not pointers) */
     EXPECT(&k, "MUT_ARR_PTRS_CLEAN", PUT(&k, I(K_MAPC), 3, 4, a, b | 1, c, d),
            a, b, c);
-    EXPECT(&k, "MUT_ARR_PTRS_FROZEN_CLEAN",
-           PUT(&k, I(K_MAPF), 2, 3, c, c, d), c, c);
+    EXPECT(&k, "MUT_ARR_PTRS_FROZEN_CLEAN", PUT(&k, I(K_MAPF), 2, 3, c, c, d),
+           c, c);
     EXPECT(&k, "SMALL_MUT_ARR_PTRS_CLEAN", PUT(&k, I(K_SAC), 2, a, b), a, b);
     EXPECT(&k, "SMALL_MUT_ARR_PTRS_FROZEN_CLEAN", PUT(&k, I(K_SAF), 1, c | 2),
            c);
@@ -456,8 +501,8 @@ START_TEST(kinds_bco_compact)
     kh_init(&k);
     uint64_t a = leaf(&k), b = leaf(&k), c = leaf(&k), d = k.d;
     /* instrs, literals, ptrs, arity/size, bitmap (size, bits) */
-    EXPECT(&k, "BCO", PUT(&k, I(K_BCO), a, b, c, 1 | (2ULL << 32), 1, d), a,
-           b, c);
+    EXPECT(&k, "BCO", PUT(&k, I(K_BCO), a, b, c, 1 | (2ULL << 32), 1, d), a, b,
+           c);
     /* COMPACT_NFDATA: totalW, autoBlockW, hp, hpLim, nursery, last, hash,
      * result, link: block pointers, nothing the walk follows */
     EXPECT_NONE(&k, "COMPACT_NFDATA",
@@ -508,15 +553,17 @@ START_TEST(kinds_stack_mapped)
     /* words: 0 header, 1 stack_size, 2 sp, 3.. the stack (2 dead words,
      * then the frames from sp = word 5) */
     const uint64_t w[] = {
-        I(K_STACK), 24, stack + 5 * 8,
-        d, d,                             /* dead, below sp */
-        I(K_RETS), a | 1, d,              /* 5: RET_SMALL, SRT S_FRAME */
-        I(K_RETB), d, b,                  /* 8: RET_BIG, SRT S_FRAME2 */
-        I(K_RETF), 2, fun | 1, c, d,      /* 11: RET_FUN, 2 arguments */
-        I(K_UPD), upd,                    /* 16: UPDATE_FRAME */
-        I(K_ATOM), e1, e2,                /* 18: ATOMICALLY_FRAME */
-        I(K_CRETRY), 0, g, h,             /* 21: CATCH_RETRY_FRAME */
-        I(K_UNDER), nx,                   /* 25: UNDERFLOW_FRAME */
+        I(K_STACK),  24,    stack + 5 * 8,
+        d,           d,        /* dead, below sp */
+        I(K_RETS),   a | 1, d, /* 5: RET_SMALL, SRT S_FRAME */
+        I(K_RETB),   d,     b, /* 8: RET_BIG, SRT S_FRAME2 */
+        I(K_RETF),   2,     fun | 1,
+        c,           d,         /* 11: RET_FUN, 2 arguments */
+        I(K_UPD),    upd,       /* 16: UPDATE_FRAME */
+        I(K_ATOM),   e1,    e2, /* 18: ATOMICALLY_FRAME */
+        I(K_CRETRY), 0,     g,
+        h,               /* 21: CATCH_RETRY_FRAME */
+        I(K_UNDER),  nx, /* 25: UNDERFLOW_FRAME */
     };
     ck_assert_uint_eq(sizeof(w) / 8, 3 + 24);
     ck_assert_uint_eq(put(&k, w, sizeof(w) / 8), stack);
@@ -527,7 +574,7 @@ START_TEST(kinds_stack_mapped)
     /* a thread's last chunk: CATCH_STM_FRAME (code, handler), STOP_FRAME */
     uint64_t s2 = k.next;
     const uint64_t w2[] = {I(K_STACK), 5, s2 + 4 * 8, d,
-                           I(K_CSTM), a, b, I(K_STOP)};
+                           I(K_CSTM),  a, b,          I(K_STOP)};
     ck_assert_uint_eq(put(&k, w2, sizeof(w2) / 8), s2);
     MAP(&k, s2, 0, 0, 0, 0, 2, 1, 1, 2);
     EXPECT(&k, "STACK (map, STOP_FRAME)", s2, a, b);
@@ -537,36 +584,40 @@ END_TEST
 
 /* Format 1 (no pointer maps): a STACK through the stack bitmaps of its
  * frames, PAP and AP through their function's argument bitmap. */
-static void format1_heap(kheap *k, uint64_t *stack, uint64_t *pap,
-                         uint64_t *ap, uint64_t want_stack[6],
-                         uint64_t want_pap[3], uint64_t want_ap[2])
+static void format1_heap(kheap *k, uint64_t *stack, uint64_t *pap, uint64_t *ap,
+                         uint64_t want_stack[6], uint64_t want_pap[3],
+                         uint64_t want_ap[2])
 {
     uint64_t fun = PUT(k, I(K_FUN0), k->d);
     uint64_t a = leaf(k), b = leaf(k), c = leaf(k), h = leaf(k), d = k->d;
     uint64_t s = k->next;
     const uint64_t w[] = {
-        I(K_STACK), 14, s + 3 * 8,
-        I(K_RETS), a, d,             /* 3: RET_SMALL (SRT S_FRAME) */
-        I(K_UPD), b | 1,             /* 6: UPDATE_FRAME */
-        I(K_RETF), 2, fun, d, c | 2, /* 8: RET_FUN, args: data, pointer */
-        I(K_CATCH), d, h,            /* 13: CATCH_FRAME */
-        I(K_STOP),                   /* 16 */
+        I(K_STACK), 14,    s + 3 * 8,
+        I(K_RETS),  a,     d, /* 3: RET_SMALL (SRT S_FRAME) */
+        I(K_UPD),   b | 1,    /* 6: UPDATE_FRAME */
+        I(K_RETF),  2,     fun,
+        d,          c | 2,    /* 8: RET_FUN, args: data, pointer */
+        I(K_CATCH), d,     h, /* 13: CATCH_FRAME */
+        I(K_STOP),            /* 16 */
     };
     ck_assert_uint_eq(put(k, w, sizeof(w) / 8), s);
-    ck_assert_int_eq(snapfix_bitmap(&k->s, 1, s + 3 * 8, 2,
-                                    (const unsigned char[]){1, 0}), 0);
-    ck_assert_int_eq(snapfix_bitmap(&k->s, 1, s + 6 * 8, 1,
-                                    (const unsigned char[]){1}), 0);
-    ck_assert_int_eq(snapfix_bitmap(&k->s, 1, s + 8 * 8, 2,
-                                    (const unsigned char[]){0, 1}), 0);
-    ck_assert_int_eq(snapfix_bitmap(&k->s, 1, s + 13 * 8, 2,
-                                    (const unsigned char[]){0, 1}), 0);
+    ck_assert_int_eq(
+        snapfix_bitmap(&k->s, 1, s + 3 * 8, 2, (const unsigned char[]){1, 0}),
+        0);
+    ck_assert_int_eq(
+        snapfix_bitmap(&k->s, 1, s + 6 * 8, 1, (const unsigned char[]){1}), 0);
+    ck_assert_int_eq(
+        snapfix_bitmap(&k->s, 1, s + 8 * 8, 2, (const unsigned char[]){0, 1}),
+        0);
+    ck_assert_int_eq(
+        snapfix_bitmap(&k->s, 1, s + 13 * 8, 2, (const unsigned char[]){0, 1}),
+        0);
     *stack = s;
     const uint64_t ws[6] = {a, S_FRAME, b, fun, c, h};
     memcpy(want_stack, ws, sizeof(ws));
     /* the function's argument bitmap: pointer, data, pointer */
-    ck_assert_int_eq(snapfix_bitmap(&k->s, 0, fun, 3,
-                                    (const unsigned char[]){1, 0, 1}), 0);
+    ck_assert_int_eq(
+        snapfix_bitmap(&k->s, 0, fun, 3, (const unsigned char[]){1, 0, 1}), 0);
     *pap = PUT(k, I(K_PAP), 4 | (3ULL << 32), fun | 1, a, d, b);
     const uint64_t wp[3] = {fun, a, b};
     memcpy(want_pap, wp, sizeof(wp));
@@ -679,8 +730,9 @@ START_TEST(kinds_unreadable)
     walk_snap(&k.s, pap, &w, &h);
     ck_assert_uint_eq(h.unreadable, 1);
     ck_assert_uint_eq(h.unread[0].addr, pap);
-    ck_assert_msg(strstr(h.unread[0].why, "no argument bitmap for the function"),
-                  "%s", h.unread[0].why);
+    ck_assert_msg(
+        strstr(h.unread[0].why, "no argument bitmap for the function"), "%s",
+        h.unread[0].why);
     ck_assert_ptr_nonnull(visited(&w, fun2));
     kwalk_free(&w);
     dbg_heap_free(&h);

@@ -40,9 +40,6 @@ typedef struct dbg_conn {
     int timeout_ms;
     uint64_t requests; /* requests sent on this connection */
     uint64_t received; /* reply bytes received */
-    /* closures the stub read ahead (debug_heap.c), freed by dbg_close */
-    void *ahead;
-    void (*ahead_free)(void *ahead);
 } dbg_conn;
 
 /* Turn a TARGET into a socket path: a path (containing '/' or naming an

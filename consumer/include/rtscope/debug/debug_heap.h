@@ -9,62 +9,11 @@
 #ifndef RTSCOPE_DEBUG_HEAP_H
 #define RTSCOPE_DEBUG_HEAP_H
 
+#include "rtscope/base/closure_types.h"
 #include "rtscope/debug/debug_client.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* GHC's closure types (includes/rts/storage/ClosureTypes.h). */
-enum dbg_closure_type {
-    DBG_CONSTR = 1,
-    DBG_CONSTR_NOCAF = 7,
-    DBG_FUN = 8,
-    DBG_FUN_STATIC = 14,
-    DBG_THUNK = 15,
-    DBG_THUNK_STATIC = 21,
-    DBG_THUNK_SELECTOR = 22,
-    DBG_BCO = 23,
-    DBG_AP = 24,
-    DBG_PAP = 25,
-    DBG_AP_STACK = 26,
-    DBG_IND = 27,
-    DBG_IND_STATIC = 28,
-    DBG_RET_BCO = 29,
-    DBG_RET_SMALL = 30,
-    DBG_RET_BIG = 31,
-    DBG_RET_FUN = 32,
-    DBG_UPDATE_FRAME = 33,
-    DBG_CATCH_FRAME = 34,
-    DBG_UNDERFLOW_FRAME = 35,
-    DBG_STOP_FRAME = 36,
-    DBG_BLOCKING_QUEUE = 37,
-    DBG_BLACKHOLE = 38,
-    DBG_MVAR_CLEAN = 39,
-    DBG_MVAR_DIRTY = 40,
-    DBG_TVAR = 41,
-    DBG_ARR_WORDS = 42,
-    DBG_MUT_ARR_PTRS_CLEAN = 43,
-    DBG_MUT_ARR_PTRS_FROZEN_CLEAN = 46,
-    DBG_MUT_VAR_CLEAN = 47,
-    DBG_MUT_VAR_DIRTY = 48,
-    DBG_WEAK = 49,
-    DBG_PRIM = 50,
-    DBG_MUT_PRIM = 51,
-    DBG_TSO = 52,
-    DBG_STACK = 53,
-    DBG_TREC_CHUNK = 54,
-    DBG_ATOMICALLY_FRAME = 55,
-    DBG_CATCH_RETRY_FRAME = 56,
-    DBG_CATCH_STM_FRAME = 57,
-    DBG_WHITEHOLE = 58,
-    DBG_SMALL_MUT_ARR_PTRS_CLEAN = 59,
-    DBG_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN = 62,
-    DBG_COMPACT_NFDATA = 63,
-    DBG_N_CLOSURE_TYPES = 64,
-};
-
-const char *dbg_closure_type_name(uint32_t type);
-int dbg_type_is_constr(uint32_t type);
 
 /* One info table, as the stub describes it. */
 typedef struct dbg_info {
@@ -81,24 +30,12 @@ typedef struct dbg_info {
     int src_tried;
 } dbg_info;
 
-typedef struct dbg_u64map {
-    uint64_t *keys; /* 0 = empty slot */
-    uint64_t *vals;
-    size_t n, cap;
-} dbg_u64map;
-
-int dbg_u64map_put(dbg_u64map *m, uint64_t key, uint64_t val); /* key != 0 */
-int dbg_u64map_get(const dbg_u64map *m, uint64_t key, uint64_t *val);
-void dbg_u64map_free(dbg_u64map *m);
-
 /* A block group of the heap (BLOCKS, without the memory). */
 typedef struct dbg_block {
     uint16_t flags; /* bdescr flags: BF_LARGE 2, BF_PINNED 4, ... */
     uint64_t start;
     uint32_t size; /* bytes */
 } dbg_block;
-
-struct dbg_snap;
 
 /* Where the heap is read from. Every function returns 0, or -1 with a
  * message that error() returns. Replies use the stub protocol's encodings
@@ -127,6 +64,9 @@ typedef struct dbg_source_ops {
     const char *(*error)(void *src);
     /* Nonzero once the source can answer nothing more (connection lost). */
     int (*dead)(void *src);
+    /* A walk begins (may be NULL): what the source kept of an earlier walk
+     * may be out of date. */
+    void (*walk_begins)(void *src);
 } dbg_source_ops;
 
 /* A closure or frame the walk could not read, and why. */
@@ -137,17 +77,19 @@ typedef struct dbg_unreadable {
     char why[200];
 } dbg_unreadable;
 
+/* The info tables met so far (info_cache.c). */
+typedef struct dbg_info_cache dbg_info_cache;
+
 typedef struct dbg_heap {
     dbg_conn *conn; /* the live connection, NULL for a snapshot */
     const dbg_source_ops *ops;
     void *src;
-    char err[512];        /* why the last call failed */
-    struct dbg_snap *rec; /* if set, what the walk reads is recorded */
-    int rec_failed;
-    dbg_info *infos;
-    size_t ninfos, capinfos;
-    dbg_u64map info_index; /* info ptr -> index + 1 */
-    size_t unreadable;     /* closures or frames the walk could not read */
+    /* A source the heap made and frees (dbg_heap_init's stub source, a
+     * recording wrapper): its free function, or NULL. */
+    void (*src_free)(void *src);
+    char err[512]; /* why the last call failed */
+    dbg_info_cache *cache;
+    size_t unreadable; /* closures or frames the walk could not read */
     dbg_unreadable unread[DBG_UNREADABLE_KEPT]; /* the first of them */
     size_t nunread;
     /* Called after each batch of the walk, if set: closures visited so far
@@ -156,13 +98,12 @@ typedef struct dbg_heap {
     void *progress_ctx;
 } dbg_heap;
 
-/* A heap read through a live stub connection. */
-void dbg_heap_init(dbg_heap *h, dbg_conn *conn);
+/* A heap read through a live stub connection (stub_source.h), which the
+ * caller keeps connected. Returns 0, or -1 when out of memory. */
+int dbg_heap_init(dbg_heap *h, dbg_conn *conn);
 /* A heap read from any source. */
 void dbg_heap_init_source(dbg_heap *h, const dbg_source_ops *ops, void *src);
 void dbg_heap_free(dbg_heap *h);
-/* The stub connection as a source. */
-extern const dbg_source_ops dbg_source_stub;
 
 /* GC roots and saved objects (caller frees); -1 with h->err set. */
 int dbg_heap_roots(dbg_heap *h, uint64_t **out, size_t *n);
@@ -171,6 +112,11 @@ int dbg_heap_blocks(dbg_heap *h, dbg_block **out, size_t *n);
 
 /* The info table at `ptr` (fetched and cached); NULL with h->err set. */
 dbg_info *dbg_heap_info(dbg_heap *h, uint64_t ptr);
+/* The info tables met so far, numbered in the order they were met: how
+ * many, number i, and the number of one (commands index by it). */
+size_t dbg_heap_ninfos(const dbg_heap *h);
+dbg_info *dbg_heap_info_at(const dbg_heap *h, size_t i);
+size_t dbg_heap_info_index(const dbg_heap *h, const dbg_info *info);
 /* Constructor description (GHC's form, "main:Main.Leak"), NULL if not a
  * constructor or unknown. */
 const char *dbg_heap_con_descr(dbg_heap *h, dbg_info *info);

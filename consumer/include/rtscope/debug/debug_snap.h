@@ -3,13 +3,14 @@
  * info tables (with SRTs, constructor descriptions and source
  * information), the stack-frame and function-argument bitmaps the walk
  * asked for, and the list of block groups. It is recorded during a live
- * walk (dbg_heap.rec), written as a versioned, zstd-compressed file
+ * walk (rec_source.h), written as a versioned, zstd-compressed file
  * (format in docs/debug.md, "Snapshot format"), loaded back with every
  * length and checksum verified, and served as a dbg_source_ops so every
  * command runs on it as on a live stub. */
 #ifndef RTSCOPE_DEBUG_SNAP_H
 #define RTSCOPE_DEBUG_SNAP_H
 
+#include "rtscope/base/hmap.h"
 #include "rtscope/debug/debug_heap.h"
 
 #include <stddef.h>
@@ -57,7 +58,7 @@ typedef struct dbg_snap {
     size_t nstack, capstack, nfun, capfun;
     dbg_snap_bm *maps; /* pointer maps, by closure address (format 2) */
     size_t nmaps, capmaps;
-    dbg_u64map fun_index; /* while recording: fun -> index + 1 */
+    hmap fun_index; /* while recording: fun -> index + 1 */
     dbg_buf bits;
     dbg_block *blocks;
     size_t nblocks;

@@ -23,6 +23,7 @@
 #ifndef RTSCOPE_PROFILE_H
 #define RTSCOPE_PROFILE_H
 
+#include "rtscope/base/hmap.h"
 #include "rtscope/eventlog.h"
 #include "rtscope/model/bands.h"
 #include "rtscope/model/ipe.h"
@@ -118,8 +119,7 @@ typedef struct profile {
     /* bands */
     profile_band *bands;
     size_t nbands, bands_cap;
-    uint32_t *index; /* open addressing: band number + 1, 0 empty */
-    size_t index_cap;
+    hmap index; /* label hash -> band number */
     /* the time grid of band series */
     size_t nb; /* buckets (power of two) */
     double bw; /* bucket width, seconds */

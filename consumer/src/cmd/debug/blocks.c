@@ -43,7 +43,7 @@ typedef struct blocks_state {
     pin_group *groups;
     pin_obj *objs;
     size_t nobjs, capobjs;
-    dbg_u64map parent, info; /* for retainer paths */
+    hmap parent, info; /* for retainer paths */
     uint64_t heap_bytes;
     int nomem;
 } blocks_state;
@@ -77,8 +77,8 @@ static int blocks_visit(void *ctx, const dbg_closure *c, uint64_t parent)
     blocks_state *s = ctx;
     if (!s->have_blocks && blocks_load(s) != 0)
         return 1; /* stop the walk */
-    if (dbg_u64map_put(&s->parent, c->addr, parent) != 0 ||
-        dbg_u64map_put(&s->info, c->addr, c->info->ptr) != 0)
+    if (hmap_put(&s->parent, c->addr, parent) != 0 ||
+        hmap_put(&s->info, c->addr, c->info->ptr) != 0)
         return s->nomem = 1;
     s->heap_bytes += c->size;
     long g = dbg_blocks_find(s->pinned, s->npinned, c->addr);
@@ -127,7 +127,7 @@ static int bucket_of(uint64_t live, uint64_t size)
 
 /* A retainer path (path[n-1] is the root), root first, with the info
  * tables the walk recorded. */
-static void blocks_print_path(dbg_heap *h, const dbg_u64map *info,
+static void blocks_print_path(dbg_heap *h, const hmap *info,
                               const uint64_t *path, size_t n)
 {
     uint64_t *infos = malloc((n ? n : 1) * sizeof(*infos));
@@ -135,7 +135,7 @@ static void blocks_print_path(dbg_heap *h, const dbg_u64map *info,
         return;
     for (size_t i = 0; i < n; i++) {
         infos[i] = 0;
-        dbg_u64map_get(info, path[i], &infos[i]);
+        hmap_get(info, path[i], &infos[i]);
     }
     debug_print_path(stdout, h, path, infos, n);
     free(infos);
@@ -266,7 +266,7 @@ static int blocks_report(dbg_heap *h, blocks_state *s, size_t sample)
             dbg_info *in = dbg_heap_info(h, o->info);
             printf("object 0x%012" PRIx64 "  %s  %" PRIu32
                    " bytes  info 0x%" PRIx64,
-                   o->addr, in ? dbg_closure_type_name(in->type) : "UNKNOWN",
+                   o->addr, in ? ghc_closure_type_name(in->type) : "UNKNOWN",
                    o->size, o->info);
             const char *con = in ? dbg_heap_con_descr(h, in) : NULL;
             if (con) {
@@ -325,8 +325,8 @@ done:
     free(s.pinned);
     free(s.groups);
     free(s.objs);
-    dbg_u64map_free(&s.parent);
-    dbg_u64map_free(&s.info);
+    hmap_free(&s.parent);
+    hmap_free(&s.info);
     return r;
 }
 

@@ -56,7 +56,7 @@ typedef struct census_acc {
 #define CENSUS_OWNER_SHIFT 47
 
 typedef struct census_state {
-    dbg_u64map index; /* info ptr -> slot + 1 */
+    hmap index; /* info ptr -> slot + 1 */
     census_acc *acc;
     size_t n, cap;
     int nomem;
@@ -72,8 +72,8 @@ typedef struct census_state {
     /* --by module */
     int by_module;
     dbg_heap *h;
-    dbg_u64map modof;    /* info ptr -> module id + 1, or 0 if none */
-    debug_names modules; /* module id -> name */
+    hmap modof;          /* info ptr -> module id + 1, or 0 if none */
+    strtab modules;      /* module id -> name */
     uint64_t held_bytes; /* RTS closures counted under their holder */
 } census_state;
 
@@ -82,18 +82,18 @@ typedef struct census_state {
 static uint32_t census_module_of(census_state *s, dbg_info *in)
 {
     uint64_t v;
-    if (dbg_u64map_get(&s->modof, in->ptr, &v))
+    if (hmap_get(&s->modof, in->ptr, &v))
         return (uint32_t)v;
     char mod[1024];
     uint32_t id = 0;
     if (dbg_info_module(s->h, in, mod, sizeof(mod))) {
-        long k = debug_names_id(&s->modules, mod);
+        long k = strtab_id_str(&s->modules, mod);
         if (k < 0)
             return s->nomem = 1, 0;
         if (k < CENSUS_MAX_MODULES)
             id = (uint32_t)k + 1;
     }
-    if (dbg_u64map_put(&s->modof, in->ptr, id) != 0)
+    if (hmap_put(&s->modof, in->ptr, id) != 0)
         s->nomem = 1;
     return id;
 }
@@ -116,7 +116,7 @@ static int census_visit(void *ctx, const dbg_closure *c, uint64_t parent)
     uint64_t slot;
     (void)parent;
     if (s->thunks_only &&
-        !(c->info->type >= DBG_THUNK && c->info->type <= DBG_THUNK_SELECTOR))
+        !(c->info->type >= GHC_THUNK && c->info->type <= GHC_THUNK_SELECTOR))
         return 0;
     if (s->group) {
         long g = dbg_blocks_find(s->blocks, s->nblocks, c->addr);
@@ -151,7 +151,7 @@ static int census_visit(void *ctx, const dbg_closure *c, uint64_t parent)
             s->held_bytes += c->size;
         }
     }
-    if (!dbg_u64map_get(&s->index, key, &slot)) {
+    if (!hmap_get(&s->index, key, &slot)) {
         if (s->n == s->cap) {
             size_t nc = s->cap ? s->cap * 2 : 256;
             census_acc *na = realloc(s->acc, nc * sizeof(*na));
@@ -162,7 +162,7 @@ static int census_visit(void *ctx, const dbg_closure *c, uint64_t parent)
         }
         s->acc[s->n] = (census_acc){.info = c->info->ptr, .owner = owner};
         slot = ++s->n;
-        if (dbg_u64map_put(&s->index, key, slot) != 0)
+        if (hmap_put(&s->index, key, slot) != 0)
             return s->nomem = 1;
     }
     s->acc[slot - 1].count++;
@@ -195,10 +195,10 @@ static char *census_key(dbg_heap *h, const census_state *s,
 {
     uint64_t infoptr = acc->info;
     if (by == BY_MODULE && acc->owner)
-        return strdup(s->modules.names[acc->owner - 1]);
+        return strdup(s->modules.s[acc->owner - 1]);
     dbg_info *in = dbg_heap_info(h, infoptr);
     char buf[1200];
-    const char *type = in ? dbg_closure_type_name(in->type) : "UNKNOWN";
+    const char *type = in ? ghc_closure_type_name(in->type) : "UNKNOWN";
     if (by == BY_TYPE || !in) {
         snprintf(buf, sizeof(buf), "%s", type);
     } else if (by == BY_HEAP_BAND) { /* as ProfHeap.c names -hT bands */
@@ -246,9 +246,9 @@ int debug_census_each_info(const char *target, int gc, debug_census_info_fn fn,
         debug_warn_unreadable(&ss.heap, "counts may be low");
     debug_session_close(&ss);
     free(s.acc);
-    dbg_u64map_free(&s.index);
-    dbg_u64map_free(&s.modof);
-    debug_names_free(&s.modules);
+    hmap_free(&s.index);
+    hmap_free(&s.modof);
+    strtab_free(&s.modules);
     return r;
 }
 
@@ -392,9 +392,9 @@ done:
     free(s.acc);
     free(s.blocks);
     free(s.group);
-    dbg_u64map_free(&s.index);
-    dbg_u64map_free(&s.modof);
-    debug_names_free(&s.modules);
+    hmap_free(&s.index);
+    hmap_free(&s.modof);
+    strtab_free(&s.modules);
     return r;
 }
 

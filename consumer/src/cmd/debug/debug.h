@@ -5,6 +5,7 @@
 #ifndef RTSCOPE_CMD_DEBUG_H
 #define RTSCOPE_CMD_DEBUG_H
 
+#include "rtscope/base/hmap.h"
 #include "rtscope/debug/debug_graph.h"
 #include "rtscope/debug/debug_heap.h"
 
@@ -103,8 +104,7 @@ int debug_print_graph_path(FILE *f, dbg_heap *h, const dbg_graph *g,
 /* The path from a root to `addr` through the first-reached parents
  * (addr -> parent, 0 for a root), target first, into *path (realloc'd).
  * Returns its length, 0 when out of memory. */
-size_t debug_retainer_path(const dbg_u64map *parent, uint64_t addr,
-                           uint64_t **path);
+size_t debug_retainer_path(const hmap *parent, uint64_t addr, uint64_t **path);
 
 /* The subcommands' run functions. */
 int debug_census_run(int argc, char **argv);

@@ -34,7 +34,7 @@ typedef struct diff_acc {
 } diff_acc;
 
 typedef struct diff_state {
-    debug_names names[DEBUG_NGROUPINGS];
+    strtab names[DEBUG_NGROUPINGS];
     diff_acc *acc[DEBUG_NGROUPINGS];
     size_t cap[DEBUG_NGROUPINGS];
     uint64_t total_count[2], total_bytes[2];
@@ -80,7 +80,7 @@ static int census_visit(void *ctx, const dbg_closure *c, uint64_t parent)
 {
     census_ctx *cc = ctx;
     (void)parent;
-    if (acc_add(&cc->acc, (size_t)(c->info - cc->h->infos), c->size) != 0)
+    if (acc_add(&cc->acc, dbg_heap_info_index(cc->h, c->info), c->size) != 0)
         return cc->acc.nomem = 1;
     return 0;
 }
@@ -88,14 +88,14 @@ static int census_visit(void *ctx, const dbg_closure *c, uint64_t parent)
 /* Add one heap's per-table counts (side 0: A, 1: B) to the groups. */
 static int diff_add(diff_state *d, dbg_heap *h, const info_acc *a, int side)
 {
-    for (size_t i = 0; i < a->cap && i < h->ninfos; i++) {
+    for (size_t i = 0; i < a->cap && i < dbg_heap_ninfos(h); i++) {
         if (!a->count[i])
             continue;
         for (int k = 0; k < DEBUG_NGROUPINGS; k++) {
             char name[1400];
-            debug_group_name(h, &h->infos[i], (enum debug_grouping)k, 0, name,
-                             sizeof(name));
-            long id = debug_names_id(&d->names[k], name);
+            debug_group_name(h, dbg_heap_info_at(h, i), (enum debug_grouping)k,
+                             0, name, sizeof(name));
+            long id = strtab_id_str(&d->names[k], name);
             if (id < 0)
                 return -1;
             if ((size_t)id >= d->cap[k]) {
@@ -169,7 +169,7 @@ static void diff_print(diff_state *d, int k, const uint32_t *order,
         printf("%+13" PRId64 " %+11" PRId64 " %14" PRIu64 " %11" PRIu64
                "  %s\n",
                g, (int64_t)a->count[1] - (int64_t)a->count[0], a->bytes[1],
-               a->count[1], d->names[k].names[order[i]]);
+               a->count[1], d->names[k].s[order[i]]);
     }
     if (grew > shown)
         printf("... %zu more that grew\n", grew - shown);
@@ -184,12 +184,14 @@ static void diff_path(dbg_heap *h, const dbg_graph *g, diff_state *d,
 {
     uint32_t pick = DBG_GRAPH_NONE;
     char name[1400];
-    unsigned char *match = calloc(h->ninfos + 1, 1); /* per info table */
+    unsigned char *match =
+        calloc(dbg_heap_ninfos(h) + 1, 1); /* per info table */
     if (!match)
         return;
-    for (size_t i = 0; i < h->ninfos; i++) {
-        debug_group_name(h, &h->infos[i], DEBUG_BY_INFO, 0, name, sizeof(name));
-        match[i] = strcmp(name, d->names[DEBUG_BY_INFO].names[gid]) == 0;
+    for (size_t i = 0; i < dbg_heap_ninfos(h); i++) {
+        debug_group_name(h, dbg_heap_info_at(h, i), DEBUG_BY_INFO, 0, name,
+                         sizeof(name));
+        match[i] = strcmp(name, d->names[DEBUG_BY_INFO].s[gid]) == 0;
     }
     for (size_t i = g->n; i-- > 0;)
         if (match[g->info[i]]) {
@@ -199,7 +201,7 @@ static void diff_path(dbg_heap *h, const dbg_graph *g, diff_state *d,
     free(match);
     const diff_acc *a = &d->acc[DEBUG_BY_INFO][gid];
     printf("\ngrower %zu: %s, %+" PRId64 " bytes, %+" PRId64 " closures\n",
-           rank, d->names[DEBUG_BY_INFO].names[gid], growth(a),
+           rank, d->names[DEBUG_BY_INFO].s[gid], growth(a),
            (int64_t)a->count[1] - (int64_t)a->count[0]);
     if (pick == DBG_GRAPH_NONE)
         return;
@@ -284,7 +286,7 @@ done:
     free(ca.acc.count);
     free(ca.acc.bytes);
     for (int k = 0; k < DEBUG_NGROUPINGS; k++) {
-        debug_names_free(&d.names[k]);
+        strtab_free(&d.names[k]);
         free(d.acc[k]);
         free(order[k]);
     }

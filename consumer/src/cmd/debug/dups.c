@@ -31,6 +31,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 #include "debug.h"
+#include "rtscope/base/grow.h"
 #include "rtscope/debug/debug_blocks.h"
 #include "session.h"
 
@@ -58,10 +59,11 @@ typedef struct dups_state {
     dbg_heap *h;
     dbg_block *blocks; /* heap block groups, sorted; NULL: unknown */
     size_t nblocks;
-    int blocks_tried; /* read at the first visit, while paused */
-    char err[600];    /* fatal: why */
-    dup_group *slots; /* open addressing on h1 */
+    int blocks_tried;  /* read at the first visit, while paused */
+    char err[600];     /* fatal: why */
+    dup_group *groups; /* in the order met */
     size_t n, cap;
+    hmap index; /* h1 -> group */
     uint64_t candidates, candidate_bytes;
     int nomem;
 } dups_state;
@@ -102,7 +104,7 @@ static int dups_hash(const dbg_closure *c, hash2 *h)
     h->b = 0x13198a2e03707344ULL;
     hash_word(h, c->info->ptr);
     hash_word(h, c->size);
-    if (t >= DBG_CONSTR && t < DBG_CONSTR_NOCAF) {
+    if (t >= GHC_CONSTR && t < GHC_CONSTR_NOCAF) {
         size_t np = c->info->ptrs, nn = c->info->nptrs;
         if ((1 + np + nn) * WORD > c->size)
             return 0;
@@ -112,7 +114,7 @@ static int dups_hash(const dbg_closure *c, hash2 *h)
             hash_word(h, word(c, i));
         return 1;
     }
-    if (t == DBG_ARR_WORDS) {
+    if (t == GHC_ARR_WORDS) {
         uint64_t bytes = word(c, 1);
         if (2 * WORD + bytes > c->size)
             return 0;
@@ -125,7 +127,7 @@ static int dups_hash(const dbg_closure *c, hash2 *h)
         }
         return 1;
     }
-    if (t == DBG_MUT_ARR_PTRS_FROZEN_CLEAN || t == MUT_ARR_PTRS_FROZEN_DIRTY) {
+    if (t == GHC_MUT_ARR_PTRS_FROZEN_CLEAN || t == MUT_ARR_PTRS_FROZEN_DIRTY) {
         uint64_t np = word(c, 1);
         if ((3 + np) * WORD > c->size)
             return 0;
@@ -134,7 +136,7 @@ static int dups_hash(const dbg_closure *c, hash2 *h)
             hash_word(h, UNTAG(word(c, 3 + (size_t)i)));
         return 1;
     }
-    if (t == DBG_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN ||
+    if (t == GHC_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN ||
         t == SMALL_MUT_ARR_PTRS_FROZEN_DIRTY) {
         uint64_t np = word(c, 1);
         if ((2 + np) * WORD > c->size)
@@ -147,24 +149,31 @@ static int dups_hash(const dbg_closure *c, hash2 *h)
     return 0;
 }
 
-static int dups_grow(dups_state *s)
+typedef struct dup_key {
+    const dups_state *s;
+    uint64_t h2;
+} dup_key;
+
+static int dup_eq(const void *ctx, uint64_t i)
 {
-    size_t nc = s->cap ? s->cap * 2 : 4096;
-    dup_group *ns = calloc(nc, sizeof(*ns));
-    if (!ns)
-        return -1;
-    for (size_t i = 0; i < s->cap; i++) {
-        if (!s->slots[i].count)
-            continue;
-        size_t j = s->slots[i].h1 & (nc - 1);
-        while (ns[j].count)
-            j = (j + 1) & (nc - 1);
-        ns[j] = s->slots[i];
-    }
-    free(s->slots);
-    s->slots = ns;
-    s->cap = nc;
-    return 0;
+    const dup_key *k = ctx;
+    return k->s->groups[i].h2 == k->h2;
+}
+
+/* The group of hash h, added (count 0) if new; NULL when out of memory. */
+static dup_group *dups_group(dups_state *s, hash2 h)
+{
+    uint64_t i;
+    dup_key k = {s, h.b};
+    if (hmap_find(&s->index, h.a, dup_eq, &k, &i))
+        return &s->groups[i];
+    if (rt_grow((void **)&s->groups, &s->cap, s->n, sizeof(*s->groups), 4096) !=
+        0)
+        return NULL;
+    if (hmap_add(&s->index, h.a, s->n) != 0)
+        return NULL;
+    s->groups[s->n] = (dup_group){.h1 = h.a, .h2 = h.b};
+    return &s->groups[s->n++];
 }
 
 /* The block list tells heap from static closures. A target without one
@@ -175,7 +184,7 @@ static int dups_load_blocks(dups_state *s)
     s->blocks_tried = 1;
     if (dbg_heap_blocks(s->h, &s->blocks, &s->nblocks) != 0) {
         s->blocks = NULL;
-        if (s->h->conn && s->h->conn->fd < 0) {
+        if (s->h->ops->dead(s->h->src)) {
             snprintf(s->err, sizeof(s->err), "%s", s->h->err);
             return -1;
         }
@@ -205,20 +214,13 @@ static int dups_visit(void *ctx, const dbg_closure *c, uint64_t parent)
         return 0;
     s->candidates++;
     s->candidate_bytes += c->size;
-    if ((s->n + 1) * 2 > s->cap && dups_grow(s) != 0)
+    dup_group *g = dups_group(s, h);
+    if (!g)
         return s->nomem = 1;
-    size_t j = h.a & (s->cap - 1);
-    while (s->slots[j].count &&
-           (s->slots[j].h1 != h.a || s->slots[j].h2 != h.b))
-        j = (j + 1) & (s->cap - 1);
-    dup_group *g = &s->slots[j];
     if (!g->count) {
-        *g = (dup_group){.h1 = h.a,
-                         .h2 = h.b,
-                         .info = c->info->ptr,
-                         .example = c->addr,
-                         .size = c->size};
-        s->n++;
+        g->info = c->info->ptr;
+        g->example = c->addr;
+        g->size = c->size;
     }
     g->count++;
     return 0;
@@ -261,21 +263,22 @@ static int debug_dups(const char *target, size_t limit, int gc)
     /* keep the groups with duplicates, largest waste first */
     size_t m = 0;
     uint64_t dup_closures = 0, dup_bytes = 0;
-    for (size_t i = 0; i < s.cap; i++) {
-        if (s.slots[i].count < 2)
+    for (size_t i = 0; i < s.n; i++) {
+        if (s.groups[i].count < 2)
             continue;
-        dup_closures += s.slots[i].count - 1;
-        dup_bytes += wasted(&s.slots[i]);
-        s.slots[m++] = s.slots[i];
+        dup_closures += s.groups[i].count - 1;
+        dup_bytes += wasted(&s.groups[i]);
+        s.groups[m++] = s.groups[i];
     }
-    qsort(s.slots, m, sizeof(*s.slots), by_wasted);
+    if (m)
+        qsort(s.groups, m, sizeof(*s.groups), by_wasted);
     printf("%10s %8s %12s  %s\n", "count", "size", "wasted", "closure");
     for (size_t i = 0; i < m && i < limit; i++) {
-        const dup_group *g = &s.slots[i];
+        const dup_group *g = &s.groups[i];
         dbg_info *in = dbg_heap_info(hp, g->info);
         printf("%10" PRIu64 " %8" PRIu32 " %12" PRIu64 "  %s", g->count,
                g->size, wasted(g),
-               in ? dbg_closure_type_name(in->type) : "UNKNOWN");
+               in ? ghc_closure_type_name(in->type) : "UNKNOWN");
         const char *con = in ? dbg_heap_con_descr(hp, in) : NULL;
         if (con) {
             char disp[1024];
@@ -298,7 +301,8 @@ static int debug_dups(const char *target, size_t limit, int gc)
 done:
     debug_session_close(&ss);
     free(s.blocks);
-    free(s.slots);
+    free(s.groups);
+    hmap_free(&s.index);
     return r;
 }
 

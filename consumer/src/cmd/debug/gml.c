@@ -33,8 +33,8 @@ typedef struct gml_ref {
 } gml_ref;
 
 typedef struct gml_state {
-    dbg_u64map slot_of_info; /* info ptr -> slot + 1 */
-    dbg_u64map slot_of_addr; /* closure -> slot + 1 */
+    hmap slot_of_info; /* info ptr -> slot + 1 */
+    hmap slot_of_addr; /* closure -> slot + 1 */
     gml_info *infos;
     size_t ninfos, capinfos;
     gml_ref *refs;
@@ -47,7 +47,7 @@ static int gml_visit(void *ctx, const dbg_closure *c, uint64_t parent)
     gml_state *s = ctx;
     uint64_t slot;
     (void)parent;
-    if (!dbg_u64map_get(&s->slot_of_info, c->info->ptr, &slot)) {
+    if (!hmap_get(&s->slot_of_info, c->info->ptr, &slot)) {
         if (s->ninfos == s->capinfos) {
             size_t nc = s->capinfos ? s->capinfos * 2 : 256;
             gml_info *ni = realloc(s->infos, nc * sizeof(*ni));
@@ -58,12 +58,12 @@ static int gml_visit(void *ctx, const dbg_closure *c, uint64_t parent)
         }
         s->infos[s->ninfos] = (gml_info){.info = c->info->ptr};
         slot = ++s->ninfos;
-        if (dbg_u64map_put(&s->slot_of_info, c->info->ptr, slot) != 0)
+        if (hmap_put(&s->slot_of_info, c->info->ptr, slot) != 0)
             return s->nomem = 1;
     }
     s->infos[slot - 1].count++;
     s->infos[slot - 1].bytes += c->size;
-    if (dbg_u64map_put(&s->slot_of_addr, c->addr, slot) != 0)
+    if (hmap_put(&s->slot_of_addr, c->addr, slot) != 0)
         return s->nomem = 1;
     for (size_t i = 0; i < c->nptrs; i++) {
         if (s->nrefs == s->caprefs) {
@@ -158,7 +158,7 @@ static int gml_write(FILE *f, dbg_heap *h, gml_state *s, size_t *nnodes,
 {
     gml_order *order = malloc((s->ninfos ? s->ninfos : 1) * sizeof(*order));
     gml_edge *edges = NULL;
-    dbg_u64map edge_of = {0};
+    hmap edge_of = {0};
     size_t ne = 0, cape = 0, nn = 0;
     int r = -1;
     if (!order)
@@ -172,7 +172,7 @@ static int gml_write(FILE *f, dbg_heap *h, gml_state *s, size_t *nnodes,
             dbg_con_display(con, buf, sizeof(buf));
         else
             snprintf(buf, sizeof(buf), "%s",
-                     in ? dbg_closure_type_name(in->type) : "UNKNOWN");
+                     in ? ghc_closure_type_name(in->type) : "UNKNOWN");
         g->key = strdup(buf);
         if (!g->key)
             goto done;
@@ -207,12 +207,12 @@ static int gml_write(FILE *f, dbg_heap *h, gml_state *s, size_t *nnodes,
     /* edges: pointer targets by address -> node pairs */
     for (size_t i = 0; i < s->nrefs; i++) {
         uint64_t to_slot;
-        if (!dbg_u64map_get(&s->slot_of_addr, s->refs[i].to, &to_slot))
+        if (!hmap_get(&s->slot_of_addr, s->refs[i].to, &to_slot))
             continue; /* not read (unreadable) */
         uint32_t a = s->infos[s->refs[i].from].node;
         uint32_t b = s->infos[to_slot - 1].node;
         uint64_t key = (((uint64_t)a << 32) | b) + 1, k;
-        if (edges && dbg_u64map_get(&edge_of, key, &k)) {
+        if (edges && hmap_get(&edge_of, key, &k)) {
             edges[k].count++;
             continue;
         }
@@ -225,7 +225,7 @@ static int gml_write(FILE *f, dbg_heap *h, gml_state *s, size_t *nnodes,
             cape = nc;
         }
         edges[ne] = (gml_edge){.from = a, .to = b, .count = 1};
-        if (dbg_u64map_put(&edge_of, key, ne) != 0)
+        if (hmap_put(&edge_of, key, ne) != 0)
             goto done;
         ne++;
     }
@@ -246,7 +246,7 @@ static int gml_write(FILE *f, dbg_heap *h, gml_state *s, size_t *nnodes,
 done:
     free(order);
     free(edges);
-    dbg_u64map_free(&edge_of);
+    hmap_free(&edge_of);
     return r;
 }
 
@@ -290,8 +290,8 @@ done:
         free(s.infos[i].key);
     free(s.infos);
     free(s.refs);
-    dbg_u64map_free(&s.slot_of_info);
-    dbg_u64map_free(&s.slot_of_addr);
+    hmap_free(&s.slot_of_info);
+    hmap_free(&s.slot_of_addr);
     return r;
 }
 

@@ -39,7 +39,7 @@ int debug_info_name(dbg_heap *h, dbg_info *in, char *buf, size_t len)
 void debug_group_name(dbg_heap *h, dbg_info *in, enum debug_grouping k,
                       int with_addr, char *buf, size_t len)
 {
-    const char *type = dbg_closure_type_name(in->type);
+    const char *type = ghc_closure_type_name(in->type);
     char addr[32] = "";
     if (with_addr)
         snprintf(addr, sizeof(addr), "0x%" PRIx64 " ", in->ptr);
@@ -58,43 +58,4 @@ void debug_group_name(dbg_heap *h, dbg_info *in, enum debug_grouping k,
         snprintf(buf, len, "%s %s",
                  dbg_info_is_rts(h, in) ? "(RTS)" : "(unknown)", type);
     }
-}
-
-static uint64_t name_hash(const char *s)
-{
-    uint64_t x = rtscope_strhash(s, strlen(s));
-    return x ? x : 1; /* 0 marks an empty slot */
-}
-
-long debug_names_id(debug_names *t, const char *name)
-{
-    uint64_t key = name_hash(name), v;
-    while (dbg_u64map_get(&t->ids, key, &v) &&
-           strcmp(t->names[v - 1], name) != 0)
-        key = key + 1 ? key + 1 : 1;
-    if (dbg_u64map_get(&t->ids, key, &v))
-        return (long)v - 1;
-    if (t->n == t->cap) {
-        size_t nc = t->cap ? t->cap * 2 : 256;
-        char **nn = realloc(t->names, nc * sizeof(*nn));
-        if (!nn)
-            return -1;
-        t->names = nn;
-        t->cap = nc;
-    }
-    t->names[t->n] = strdup(name);
-    if (!t->names[t->n] || dbg_u64map_put(&t->ids, key, t->n + 1) != 0) {
-        free(t->names[t->n]);
-        return -1;
-    }
-    return (long)t->n++;
-}
-
-void debug_names_free(debug_names *t)
-{
-    for (size_t i = 0; i < t->n; i++)
-        free(t->names[i]);
-    free(t->names);
-    dbg_u64map_free(&t->ids);
-    memset(t, 0, sizeof(*t));
 }

@@ -6,6 +6,7 @@
 #ifndef RTSCOPE_CMD_DEBUG_GROUPS_H
 #define RTSCOPE_CMD_DEBUG_GROUPS_H
 
+#include "rtscope/base/strtab.h"
 #include "rtscope/debug/debug_heap.h"
 
 #include <stddef.h>
@@ -32,15 +33,5 @@ int debug_info_name(dbg_heap *h, dbg_info *in, char *buf, size_t len);
 void debug_group_name(dbg_heap *h, dbg_info *in, enum debug_grouping k,
                       int with_addr, char *buf, size_t len);
 
-/* Names interned to dense ids: a map from name to id + 1. */
-typedef struct debug_names {
-    dbg_u64map ids; /* hash (probed past collisions) -> id + 1 */
-    char **names;
-    size_t n, cap;
-} debug_names;
-
-/* The id of name (added if new); -1 when out of memory. */
-long debug_names_id(debug_names *t, const char *name);
-void debug_names_free(debug_names *t);
 
 #endif

@@ -24,8 +24,8 @@ typedef struct ret_state {
     const char *name;   /* match by constructor, */
     uint64_t want_info; /* or by info pointer, */
     uint64_t want_addr; /* or by address */
-    dbg_u64map parent;  /* addr -> parent (0 for a root) */
-    dbg_u64map info;    /* addr -> info ptr */
+    hmap parent;        /* addr -> parent (0 for a root) */
+    hmap info;          /* addr -> info ptr */
     uint64_t *found;
     size_t nfound, limit;
     int nomem;
@@ -34,8 +34,8 @@ typedef struct ret_state {
 static int ret_visit(void *ctx, const dbg_closure *c, uint64_t parent)
 {
     ret_state *s = ctx;
-    if (dbg_u64map_put(&s->parent, c->addr, parent) != 0 ||
-        dbg_u64map_put(&s->info, c->addr, c->info->ptr) != 0)
+    if (hmap_put(&s->parent, c->addr, parent) != 0 ||
+        hmap_put(&s->info, c->addr, c->info->ptr) != 0)
         return s->nomem = 1;
     int match;
     if (s->name) {
@@ -59,7 +59,7 @@ void debug_print_closure(FILE *f, dbg_heap *h, uint64_t addr, uint64_t infoptr,
 {
     dbg_info *in = dbg_heap_info(h, infoptr);
     fprintf(f, "  0x%012" PRIx64 "  %-14s", addr,
-            in ? dbg_closure_type_name(in->type) : "UNKNOWN");
+            in ? ghc_closure_type_name(in->type) : "UNKNOWN");
     const char *con = in ? dbg_heap_con_descr(h, in) : NULL;
     if (con) {
         char disp[1024];
@@ -125,7 +125,7 @@ int debug_print_graph_path(FILE *f, dbg_heap *h, const dbg_graph *g,
         uint32_t u = id;
         for (size_t i = 0; i < n; i++, u = g->parent[u]) {
             path[i] = g->addr[u];
-            infos[i] = h->infos[g->info[u]].ptr;
+            infos[i] = dbg_heap_info_at(h, g->info[u])->ptr;
         }
         debug_print_path(f, h, path, infos, n);
     }
@@ -136,8 +136,7 @@ int debug_print_graph_path(FILE *f, dbg_heap *h, const dbg_graph *g,
 
 /* The path from a root to `addr`, target first, into *path (realloc'd).
  * Returns its length, 0 when out of memory. */
-size_t debug_retainer_path(const dbg_u64map *parent, uint64_t addr,
-                           uint64_t **path)
+size_t debug_retainer_path(const hmap *parent, uint64_t addr, uint64_t **path)
 {
     size_t n = 0, cap = 0;
     for (uint64_t a = addr; a;) {
@@ -150,7 +149,7 @@ size_t debug_retainer_path(const dbg_u64map *parent, uint64_t addr,
         }
         (*path)[n++] = a;
         uint64_t p = 0;
-        dbg_u64map_get(parent, a, &p);
+        hmap_get(parent, a, &p);
         a = p;
     }
     return n;
@@ -199,7 +198,7 @@ static int debug_retainers(const char *target, const char *name, uint64_t info,
         printf("path %zu: %zu closures, root first\n", k + 1, n);
         for (size_t i = n; i-- > 0;) {
             uint64_t iptr = 0;
-            dbg_u64map_get(&s.info, path[i], &iptr);
+            hmap_get(&s.info, path[i], &iptr);
             debug_print_closure(stdout, h, path[i], iptr, i == n - 1);
         }
     }
@@ -207,8 +206,8 @@ done:
     debug_session_close(&ss);
     free(path);
     free(s.found);
-    dbg_u64map_free(&s.parent);
-    dbg_u64map_free(&s.info);
+    hmap_free(&s.parent);
+    hmap_free(&s.info);
     return r;
 }
 

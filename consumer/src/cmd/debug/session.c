@@ -63,7 +63,10 @@ static int open_live(debug_session *s, const char *target)
                           "(ghc-debug's clients read profiled ones)",
                           path);
     }
-    dbg_heap_init(&s->heap, c);
+    if (dbg_heap_init(&s->heap, c) != 0) {
+        dbg_close(c);
+        return debug_fail("out of memory");
+    }
     return 0;
 }
 

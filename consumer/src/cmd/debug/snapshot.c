@@ -1,11 +1,11 @@
-/* rtscope debug snapshot TARGET -o FILE: pause, walk the heap once with the
- * walk's reads recorded (dbg_heap.rec), take the block list, resume, then
- * add the constructor names and source information of the info tables met
- * (static data, read with the program running) and write the file
- * (debug_snap.c; format in docs/debug.md). */
+/* rtscope debug snapshot TARGET -o FILE: pause, walk the heap once through
+ * a recording of the stub (rec_source.h: the closures, info tables and
+ * bitmaps read), take the block list, resume, then write the file
+ * (snap_write.c; format in docs/debug.md). */
 #define _GNU_SOURCE
 #include "cli.h"
 #include "debug.h"
+#include "rtscope/debug/rec_source.h"
 #include "session.h"
 
 #include <getopt.h>
@@ -47,7 +47,11 @@ int debug_snapshot_run(const char *target, const char *out, int gc, int blocks)
         return debug_fail("%s: already a snapshot (copy the file)", target);
     }
     snap_name_from(&snap, ss.conn.path);
-    ss.heap.rec = &snap;
+    if (dbg_heap_record(&ss.heap, &snap) != 0) {
+        debug_session_close(&ss);
+        dbg_snap_free(&snap);
+        return debug_fail("out of memory");
+    }
     double t0 = debug_now_s();
     r = debug_session_walk(&ss, gc, NULL, NULL, 1);
     if (r == 0 && blocks) {
@@ -55,29 +59,14 @@ int debug_snapshot_run(const char *target, const char *out, int gc, int blocks)
         size_t nb;
         if (dbg_heap_blocks(&ss.heap, &b, &nb) != 0)
             r = debug_fail("%s", ss.heap.err);
-        else if (dbg_snap_set_blocks(&snap, b, nb) != 0)
-            r = debug_fail("out of memory");
-        free(b);
+        free(b); /* recorded */
     }
     debug_session_release(&ss);
     double paused = debug_now_s() - t0;
-    ss.heap.rec = NULL;
+    dbg_heap_record_stop(&ss.heap);
     if (r)
         goto done;
-    if (dbg_snap_set_roots(&snap, ss.roots, ss.nroots) != 0) {
-        r = debug_fail("out of memory");
-        goto done;
-    }
     dbg_heap *h = &ss.heap;
-    for (size_t i = 0; i < h->ninfos; i++) {
-        dbg_info *in = &h->infos[i];
-        const char *con = dbg_heap_con_descr(h, in);
-        char *const *src = dbg_heap_source(h, in);
-        if (dbg_snap_add_info(&snap, in, con, src) != 0) {
-            r = debug_fail("out of memory");
-            goto done;
-        }
-    }
     dbg_snap_finish(&snap);
     uint64_t bytes = 0, live = dbg_snap_live_bytes(&snap), inblocks = 0;
     for (size_t i = 0; i < snap.nblocks; i++)

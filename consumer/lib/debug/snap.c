@@ -1,8 +1,8 @@
-/* debug_snap: recording, writing, loading and serving heap snapshots. See
- * debug_snap.h; the file format is documented in docs/debug.md ("Snapshot
- * format"). Integers of the header, the section table and the section
- * records are little-endian; heap words (addresses, closure memory) are in
- * the debuggee's byte order, which the header records. */
+/* The in-memory snapshot and the format's primitives (integers, the
+ * checksum). See debug_snap.h; the file format is documented in docs/debug.md
+ * ("Snapshot format"). Integers of the header, the section table and the
+ * section records are little-endian; heap words (addresses, closure memory) are
+ * in the debuggee's byte order, which the header records. */
 #define _GNU_SOURCE
 #include "snap_impl.h"
 
@@ -172,28 +172,15 @@ void dbg_snap_free(dbg_snap *s)
     free(s->blocks);
     dbg_buf_free(&s->mem);
     dbg_buf_free(&s->bits);
-    dbg_u64map_free(&s->fun_index);
+    hmap_free(&s->fun_index);
     memset(s, 0, sizeof(*s));
-}
-
-/* Grow an array of `size`-byte elements to hold n + 1. */
-int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 256;
-    void *nv = realloc(*v, nc * size);
-    if (!nv)
-        return -1;
-    *v = nv;
-    *cap = nc;
-    return 0;
 }
 
 int dbg_snap_add_closure(dbg_snap *s, uint64_t addr, const unsigned char *mem,
                          uint32_t size)
 {
-    if (grow((void **)&s->clo, &s->capclo, s->nclo, sizeof(*s->clo)) != 0)
+    if (rt_grow((void **)&s->clo, &s->capclo, s->nclo, sizeof(*s->clo), 256) !=
+        0)
         return -1;
     s->clo[s->nclo] =
         (dbg_snap_clo){.addr = addr, .off = s->mem.len, .size = size};
@@ -209,7 +196,7 @@ static int add_bitmap(dbg_snap *s, dbg_snap_bm **v, size_t *n, size_t *cap,
     if (len < 4 || len < 4 + (size_t)dbg_rd32(bm))
         return 0; /* not a bitmap: nothing to keep */
     uint32_t k = dbg_rd32(bm);
-    if (grow((void **)v, cap, *n, sizeof(**v)) != 0)
+    if (rt_grow((void **)v, cap, *n, sizeof(**v), 256) != 0)
         return -1;
     (*v)[*n] = (dbg_snap_bm){.key = key, .off = s->bits.len, .n = k};
     if (dbg_buf_put(&s->bits, bm + 4, k) != 0)
@@ -227,7 +214,8 @@ int dbg_snap_add_stack_bitmap(dbg_snap *s, uint64_t frame,
 int dbg_snap_add_ptrmap(dbg_snap *s, uint64_t addr, const unsigned char *map,
                         uint32_t n)
 {
-    if (grow((void **)&s->maps, &s->capmaps, s->nmaps, sizeof(*s->maps)) != 0)
+    if (rt_grow((void **)&s->maps, &s->capmaps, s->nmaps, sizeof(*s->maps),
+                256) != 0)
         return -1;
     s->maps[s->nmaps] = (dbg_snap_bm){.key = addr, .off = s->bits.len, .n = n};
     if (dbg_buf_put(&s->bits, map, n) != 0)
@@ -242,7 +230,7 @@ int dbg_snap_add_fun_bitmap(dbg_snap *s, uint64_t fun, const unsigned char *bm,
     uint64_t slot;
     if (len < 4)
         return 0;
-    if (dbg_u64map_get(&s->fun_index, fun, &slot)) {
+    if (hmap_get(&s->fun_index, fun, &slot)) {
         /* the same function again (another PAP): keep the longest */
         if (dbg_rd32(bm) <= s->fun[slot - 1].n)
             return 0;
@@ -258,7 +246,7 @@ int dbg_snap_add_fun_bitmap(dbg_snap *s, uint64_t fun, const unsigned char *bm,
     size_t before = s->nfun;
     if (add_bitmap(s, &s->fun, &s->nfun, &s->capfun, fun, bm, len) != 0)
         return -1;
-    if (s->nfun > before && dbg_u64map_put(&s->fun_index, fun, s->nfun) != 0)
+    if (s->nfun > before && hmap_put(&s->fun_index, fun, s->nfun) != 0)
         return -1;
     return 0;
 }
@@ -276,8 +264,8 @@ char *dup_or_null(const char *x, int *bad)
 int dbg_snap_add_info(dbg_snap *s, const dbg_info *in, const char *con,
                       char *const *src)
 {
-    if (grow((void **)&s->infos, &s->capinfos, s->ninfos, sizeof(*s->infos)) !=
-        0)
+    if (rt_grow((void **)&s->infos, &s->capinfos, s->ninfos, sizeof(*s->infos),
+                256) != 0)
         return -1;
     dbg_snap_info *o = &s->infos[s->ninfos];
     memset(o, 0, sizeof(*o));
@@ -410,7 +398,7 @@ int dbg_snap_finish(dbg_snap *s)
         qsort(s->maps, s->nmaps, sizeof(*s->maps), cmp_bm);
     if (s->ninfos)
         qsort(s->infos, s->ninfos, sizeof(*s->infos), cmp_info);
-    dbg_u64map_free(&s->fun_index);
+    hmap_free(&s->fun_index);
     return 0;
 }
 

@@ -1,0 +1,26 @@
+/* strtab: strings interned to dense ids (0, 1, 2... in order of arrival),
+ * each kept once as an owned copy, found by content through the hash map.
+ * For the tables that name things once and refer to them by number: a
+ * pprof profile's string table, the group names of the heap analyses. */
+#ifndef RTSCOPE_BASE_STRTAB_H
+#define RTSCOPE_BASE_STRTAB_H
+
+#include "rtscope/base/hmap.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct strtab {
+    char **s; /* by id, NUL-terminated copies */
+    size_t n, cap;
+    hmap index; /* string hash -> id */
+} strtab;
+
+/* The id of s[0..len) (which may hold no NUL), added if new; -1 when out
+ * of memory. A zeroed strtab is empty. */
+int64_t strtab_id(strtab *t, const char *s, size_t len);
+/* The same for a C string. */
+int64_t strtab_id_str(strtab *t, const char *s);
+void strtab_free(strtab *t);
+
+#endif

@@ -1,0 +1,80 @@
+/* Internals of the heap reader, shared by its files: heap.c (the heap and
+ * its errors), info_cache.c, decode.c, walk.c, stub_source.c and
+ * rec_source.c. Not a public header: commands see debug_heap.h. */
+#ifndef RTSCOPE_HEAP_IMPL_H
+#define RTSCOPE_HEAP_IMPL_H
+
+#include "rtscope/base/hmap.h"
+#include "rtscope/debug/debug_heap.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define WORD ((size_t)8)
+#define UNTAG(p) ((p) & ~(uint64_t)7)
+
+/* ---- heap.c ------------------------------------------------------------- */
+
+void heap_err(dbg_heap *h, const char *msg);
+/* A closure or frame that cannot be read: counted, and the first few kept
+ * with where they are and why, for the warning every command prints. */
+void heap_note_unreadable(dbg_heap *h, uint64_t addr, uint64_t parent,
+                          const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* After a source call failed: take its message into h->err; returns -1. */
+int heap_src_fail(dbg_heap *h);
+
+/* ---- info_cache.c ------------------------------------------------------- */
+
+struct dbg_info_cache {
+    dbg_info *infos; /* in the order met; moves when it grows */
+    size_t n, cap;
+    hmap index; /* info ptr -> index + 1 */
+};
+
+/* The cached info table of ptr, or NULL (nothing is fetched). */
+dbg_info *info_cache_lookup(dbg_heap *h, uint64_t ptr);
+/* Fetch the info tables of the pointers not yet cached (0 is skipped), in
+ * one request. 0, or -1 with h->err set. */
+int info_cache_fetch(dbg_heap *h, const uint64_t *ptrs, size_t n);
+void info_cache_free(dbg_info_cache *c);
+/* Free what a source filled into n results (constructor, source). */
+void info_results_free(dbg_info *in, size_t n);
+
+/* ---- decode.c ----------------------------------------------------------- */
+
+/* A closure as a source gives it: memory and, for stacks and applications,
+ * the stub's pointer map (Note [Pointer maps] in rts/DebugStubLayout.c). */
+typedef struct clo_rec {
+    const unsigned char *mem, *map;
+    uint32_t size, nmap;
+    const char *why; /* size 0: why it cannot be read (whylen bytes) */
+    uint16_t whylen;
+} clo_rec;
+
+/* The next record of a closures reply at *off: 1, or 0 if malformed. */
+int clo_rec_next(const dbg_buf *b, size_t *off, clo_rec *r);
+/* The length of the record at p (within len), 0 if malformed. */
+size_t clo_rec_len(const unsigned char *p, size_t len);
+
+/* Untagged, nonzero pointers. */
+typedef struct ptrvec {
+    uint64_t *v;
+    size_t n, cap;
+} ptrvec;
+
+/* Push UNTAG(x) unless it is 0; -1 when out of memory. */
+int ptrvec_push(ptrvec *p, uint64_t x);
+
+/* Where a closure is and whence it was reached. */
+typedef struct decode_at {
+    uint64_t addr, parent;
+} decode_at;
+
+/* The pointers of the closure r (info table in) into out (emptied first):
+ * its SRT, its pointer fields, its frames' SRTs. What cannot be read is
+ * noted (heap_note_unreadable). May fetch info tables and bitmaps. */
+void decode_closure(dbg_heap *h, decode_at at, dbg_info *in, const clo_rec *r,
+                    ptrvec *out);
+
+#endif
