@@ -139,6 +139,8 @@ const el_merge_stats *el_merge_get_stats(const el_merge *m)
     return &m->stats;
 }
 
+/* Capabilities to streams: an index of this library's own (Note
+ * [Event-type table layout] in typetab_impl.h says why). */
 static unsigned merge_hash(uint16_t cap, unsigned mask)
 {
     return ((unsigned)cap * 40503u) & mask;

@@ -26,7 +26,11 @@ typedef struct typetab_entry {
  * below 256) is one load from a 1 KiB array that stays in L1 cache. Types
  * from 256 up, which only other writers use, go through an open-addressing
  * index over `entries`. The table is small to create: a decoder (and a
- * fuzz run) does not pay for clearing a 64 Ki-entry array. */
+ * fuzz run) does not pay for clearing a 64 Ki-entry array. The index is
+ * this library's own, not the consumer's hash map (rtscope/base/hmap.h):
+ * librtscope-eventlog is installed on its own (pkg-config
+ * rtscope-eventlog) and links no other rtscope library; the merge's index
+ * of capabilities (merge.c) is kept the same way for the same reason. */
 struct el_typetab {
     uint32_t lo[TYPETAB_DIRECT];
     typetab_entry *entries; /* declared types, in header order */

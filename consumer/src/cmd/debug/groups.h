@@ -33,5 +33,4 @@ int debug_info_name(dbg_heap *h, dbg_info *in, char *buf, size_t len);
 void debug_group_name(dbg_heap *h, dbg_info *in, enum debug_grouping k,
                       int with_addr, char *buf, size_t len);
 
-
 #endif
