@@ -15,8 +15,20 @@ typedef struct strtab_key {
 static int strtab_eq(const void *ctx, uint64_t id)
 {
     const strtab_key *k = ctx;
-    const char *c = k->t->s[id];
-    return strncmp(c, k->s, k->len) == 0 && c[k->len] == 0;
+    return k->t->len[id] == k->len && memcmp(k->t->s[id], k->s, k->len) == 0;
+}
+
+/* Room for one more string. */
+static int strtab_room(strtab *t)
+{
+    size_t cap = t->cap;
+    if (rt_grow((void **)&t->s, &cap, t->n, sizeof(*t->s), 256) != 0)
+        return -1;
+    size_t lcap = t->cap;
+    if (rt_grow((void **)&t->len, &lcap, t->n, sizeof(*t->len), 256) != 0)
+        return -1; /* s has grown: harmless */
+    t->cap = cap < lcap ? cap : lcap;
+    return 0;
 }
 
 int64_t strtab_id(strtab *t, const char *s, size_t len)
@@ -25,18 +37,22 @@ int64_t strtab_id(strtab *t, const char *s, size_t len)
     strtab_key k = {t, s, len};
     if (hmap_find(&t->index, h, strtab_eq, &k, &id))
         return (int64_t)id;
-    if (rt_grow((void **)&t->s, &t->cap, t->n, sizeof(*t->s), 256) != 0)
+    if (strtab_room(t) != 0)
         return -1;
-    char *c = malloc(len + 1);
-    if (!c)
-        return -1;
-    memcpy(c, s, len);
-    c[len] = 0;
+    char *c = (char *)s;
+    if (!t->borrowed) {
+        if (!(c = malloc(len + 1)))
+            return -1;
+        memcpy(c, s, len);
+        c[len] = 0;
+    }
     if (hmap_add(&t->index, h, t->n) != 0) {
-        free(c);
+        if (!t->borrowed)
+            free(c);
         return -1;
     }
     t->s[t->n] = c;
+    t->len[t->n] = len;
     return (int64_t)t->n++;
 }
 
@@ -47,9 +63,11 @@ int64_t strtab_id_str(strtab *t, const char *s)
 
 void strtab_free(strtab *t)
 {
-    for (size_t i = 0; i < t->n; i++)
-        free(t->s[i]);
+    if (!t->borrowed)
+        for (size_t i = 0; i < t->n; i++)
+            free(t->s[i]);
     free(t->s);
+    free(t->len);
     hmap_free(&t->index);
     memset(t, 0, sizeof(*t));
 }

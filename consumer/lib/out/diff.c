@@ -229,6 +229,6 @@ int report_write_diff_json(FILE *f, const profile *a, const profile *b,
     o.f = f;
     int rc = report_json_diff(&o, a, b, opts);
     putc('\n', f);
-    report_dict_free(&o.dict);
+    strtab_free(&o.dict);
     return rc || o.nomem || ferror(f) ? -1 : 0;
 }

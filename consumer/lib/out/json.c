@@ -1,7 +1,6 @@
 /* The reports' JSON writer: a string dictionary and escaped strings
  * (Note [untrusted strings in the page] in report.c). */
 #include "report_impl.h"
-#include "rtscope/strhash.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -11,56 +10,14 @@
 /* ---- JSON output ----------------------------------------------------------
  */
 
-static uint64_t report_hash(const char *s, size_t len)
-{
-    return rtscope_strhash(s, len);
-}
-
-void report_dict_free(report_dict *d)
-{
-    free(d->str);
-    free(d->len);
-    hmap_free(&d->index);
-}
-
-/* What report_dict_id looks for. */
-typedef struct dict_key {
-    const report_dict *d;
-    const char *s;
-    size_t len;
-} dict_key;
-
-static int dict_eq(const void *ctx, uint64_t e)
-{
-    const dict_key *k = ctx;
-    return k->d->len[e] == k->len && memcmp(k->d->str[e], k->s, k->len) == 0;
-}
-
 /* Index of a string (borrowed: it must outlive the report). */
 long report_dict_id(report_out *o, const char *s, size_t len)
 {
-    report_dict *d = &o->dict;
-    uint64_t h = report_hash(s, len), e;
-    dict_key k = {d, s, len};
-    if (hmap_find(&d->index, h, dict_eq, &k, &e))
-        return (long)e;
-    if (d->n == d->cap) {
-        size_t nc = d->cap ? d->cap * 2 : 256;
-        const char **ns = realloc(d->str, nc * sizeof(*ns));
-        if (!ns)
-            return o->nomem = 1, 0;
-        d->str = ns;
-        size_t *nl = realloc(d->len, nc * sizeof(*nl));
-        if (!nl)
-            return o->nomem = 1, 0;
-        d->len = nl;
-        d->cap = nc;
-    }
-    if (hmap_add(&d->index, h, d->n) != 0)
+    o->dict.borrowed = 1;
+    int64_t id = strtab_id(&o->dict, s, len);
+    if (id < 0)
         return o->nomem = 1, 0;
-    d->str[d->n] = s;
-    d->len[d->n] = len;
-    return (long)d->n++;
+    return (long)id;
 }
 
 /* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */

@@ -386,7 +386,7 @@ void report_strings(report_out *o)
     for (size_t i = 0; i < o->dict.n; i++) {
         if (i)
             putc(',', o->f);
-        report_json_str(o->f, o->dict.str[i], o->dict.len[i]);
+        report_json_str(o->f, o->dict.s[i], o->dict.len[i]);
     }
     putc(']', o->f);
 }
@@ -511,6 +511,6 @@ int report_write_json(FILE *f, const profile *p, const report_opts *opts)
     o.f = f;
     int rc = report_json_profile(&o, p, opts);
     putc('\n', f);
-    report_dict_free(&o.dict);
+    strtab_free(&o.dict);
     return rc || o.nomem || ferror(f) ? -1 : 0;
 }

@@ -4,7 +4,7 @@
 #ifndef RTSCOPE_REPORT_IMPL_H
 #define RTSCOPE_REPORT_IMPL_H
 
-#include "rtscope/base/hmap.h"
+#include "rtscope/base/strtab.h"
 #include "rtscope/out/report.h"
 
 #include <stddef.h>
@@ -13,17 +13,11 @@
 
 #define REPORT_SPARK 40 /* points in a table sparkline */
 
-/* The string dictionary: each distinct string once, referred to by index. */
-typedef struct report_dict {
-    const char **str;
-    size_t *len;
-    size_t n, cap;
-    hmap index; /* string hash -> entry */
-} report_dict;
-
 typedef struct report_out {
     FILE *f;
-    report_dict dict;
+    /* The string dictionary: each distinct string once, referred to by
+     * index; borrowed (the strings outlive the report). */
+    strtab dict;
     int nomem;
 } report_out;
 
@@ -38,7 +32,6 @@ double report_f_slope(const profile_band *b);
 long report_dict_id(report_out *o, const char *s, size_t len);
 size_t *report_buckets(const profile *p, size_t *count);
 size_t report_utf8_len(const unsigned char *s, size_t n);
-void report_dict_free(report_dict *d);
 void report_ipe_cols(const profile_band *b, const char *col[5]);
 void report_json_str(FILE *f, const char *str, size_t len);
 void report_num(FILE *f, double v);
