@@ -4,9 +4,11 @@
  *
  * The debug stub: ghc-debug's wire protocol served from inside the RTS.
  * This file is the stub's thread: its socket, the connection's life and
- * the pause state. The protocol itself is rts/DebugStubRequest.c, the
- * flag rts/DebugStubFlags.c; docs/debug-protocol.md is the specification
- * of what is spoken.
+ * the pause state. The frames are rts/DebugStubFrame.c, the protocol
+ * itself rts/DebugStubRequest.c (the request table) and
+ * rts/DebugStubHeap.c (the answers that read memory), the flag
+ * rts/DebugStubFlags.c; docs/debug-protocol.md is the specification of
+ * what is spoken.
  *
  * ---------------------------------------------------------------------------*/
 
@@ -25,6 +27,7 @@
 #include "Capability.h"
 #include "RtsPause.h"
 #include "DebugStubRequest.h"
+#include "DebugStubFrame.h"
 #include "DebugStubVerify.h"
 #include "posix/ServiceThread.h"
 
@@ -357,6 +360,72 @@ endConnection (StubConn *c)
     c->broken = false;
 }
 
+// What the stub thread waits for: the wake-up pipe (fds[0]) and one of the
+// fork-mode child, the listening socket and the connection (fds[1]).
+// Returns how many; *timeout for poll().
+static int
+pollSet (const StubConn *c, struct pollfd fds[2], int *timeout)
+{
+    int n = 0;
+    fds[n++] = (struct pollfd) { .fd = stub.wake_rd, .events = POLLIN };
+    *timeout = -1;
+    if (stub.child >= 0) {
+        // the connection is the fork-mode child's until it ends
+        if (stub.child_fd >= 0) {
+            fds[n++] = (struct pollfd) { .fd = stub.child_fd, .events = POLLIN };
+        } else {
+            *timeout = 100;
+        }
+    } else if (c->fd < 0) {
+        fds[n++] = (struct pollfd) { .fd = stub.listen_fd, .events = POLLIN };
+    } else {
+        // While a request waits for a pause, only watch for hang-up.
+        short ev = c->waiting == WAIT_NONE ? POLLIN : POLLRDHUP;
+        fds[n++] = (struct pollfd) { .fd = c->fd, .events = ev };
+    }
+    return n;
+}
+
+// Serve what other threads asked for through the wake-up pipe: the GC
+// hold, a self-pause, a resume. true: the stub is to shut down.
+static bool
+serveWakeUps (StubConn *c)
+{
+    ACQUIRE_LOCK(&stub.lock);
+    bool shutdown = stub.shutdown;
+    bool self_pause = stub.self_pause_requests > 0;
+    bool resume = stub.resume_requests > 0;
+    stub.resume_requests = 0;
+    bool gc_fired = stub.gc_fired;
+    RELEASE_LOCK(&stub.lock);
+
+    if (shutdown) return true;
+    if (gc_fired) takeGcHold();
+    if (self_pause) stubPause();
+    if (resume) {
+        stubCancelAfterGc();
+        stubResume();
+    }
+    // An after-GC request withdrawn for a self-pause waits for the
+    // next major GC again once the program runs.
+    if (c->fd >= 0 && c->waiting == WAIT_AFTER_GC && !stub.gc_armed &&
+        stub.paused == NOT_PAUSED) {
+        stubArmAfterGc(c->census);
+    }
+    return false;
+}
+
+static void
+acceptConnection (StubConn *c)
+{
+    int fd = accept4(stub.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    if (fd < 0) return;
+    stubFrameStart(c, fd);
+    c->waiting = WAIT_NONE;
+    c->stay_paused = false;
+    if (stub.paused == NOT_PAUSED) stubVerifyNewPause();
+}
+
 static void *
 stubThread (void *arg STG_UNUSED)
 {
@@ -366,23 +435,8 @@ stubThread (void *arg STG_UNUSED)
 
     for (;;) {
         struct pollfd fds[2];
-        int n = 0;
-        fds[n++] = (struct pollfd) { .fd = stub.wake_rd, .events = POLLIN };
-        int timeout = -1;
-        if (stub.child >= 0) {
-            // the connection is the fork-mode child's until it ends
-            if (stub.child_fd >= 0) {
-                fds[n++] = (struct pollfd) { .fd = stub.child_fd, .events = POLLIN };
-            } else {
-                timeout = 100;
-            }
-        } else if (c->fd < 0) {
-            fds[n++] = (struct pollfd) { .fd = stub.listen_fd, .events = POLLIN };
-        } else {
-            // While a request waits for a pause, only watch for hang-up.
-            short ev = c->waiting == WAIT_NONE ? POLLIN : POLLRDHUP;
-            fds[n++] = (struct pollfd) { .fd = c->fd, .events = ev };
-        }
+        int timeout;
+        int n = pollSet(c, fds, &timeout);
         if (poll(fds, n, timeout) < 0 && errno != EINTR) {
             sleep(1);           // should not happen; do not spin
             continue;
@@ -392,28 +446,7 @@ stubThread (void *arg STG_UNUSED)
             char buf[64];
             while (read(stub.wake_rd, buf, sizeof(buf)) > 0) { }
         }
-
-        ACQUIRE_LOCK(&stub.lock);
-        bool shutdown = stub.shutdown;
-        bool self_pause = stub.self_pause_requests > 0;
-        bool resume = stub.resume_requests > 0;
-        stub.resume_requests = 0;
-        bool gc_fired = stub.gc_fired;
-        RELEASE_LOCK(&stub.lock);
-
-        if (shutdown) break;
-        if (gc_fired) takeGcHold();
-        if (self_pause) stubPause();
-        if (resume) {
-            stubCancelAfterGc();
-            stubResume();
-        }
-        // An after-GC request withdrawn for a self-pause waits for the
-        // next major GC again once the program runs.
-        if (c->fd >= 0 && c->waiting == WAIT_AFTER_GC && !stub.gc_armed &&
-            stub.paused == NOT_PAUSED) {
-            stubArmAfterGc(c->census);
-        }
+        if (serveWakeUps(c)) break;
 
         if (stub.child >= 0) {
             // poll() watched the child, not the connection: look again
@@ -424,18 +457,7 @@ stubThread (void *arg STG_UNUSED)
         if (c->fd >= 0) stubAnswerWaiting(c);
 
         if (c->fd < 0) {
-            if (n > 1 && (fds[1].revents & POLLIN)) {
-                int fd = accept4(stub.listen_fd, NULL, NULL, SOCK_CLOEXEC);
-                if (fd >= 0) {
-                    struct timeval tv = { .tv_sec = STUB_IO_TIMEOUT_MS / 1000 };
-                    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-                    c->fd = fd;
-                    c->waiting = WAIT_NONE;
-                    c->stay_paused = false;
-                    c->broken = false;
-                    if (stub.paused == NOT_PAUSED) stubVerifyNewPause();
-                }
-            }
+            if (n > 1 && (fds[1].revents & POLLIN)) acceptConnection(c);
             continue;
         }
 
@@ -552,63 +574,86 @@ someoneListens (const char *path)
     return alive;
 }
 
-int
-rts_debugStubStart (const char *path)
+static void
+pathTooLong (void)
 {
-    char want[sizeof(stub.path)];
-    char tmp[sizeof(stub.path)];
-    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    errorBelch("%sdebug stub: socket path too long (a Unix socket path has at most %d bytes); not started",
+               RTSCOPE_MSG_PREFIX, (int) sizeof(stub.path) - 1);
+}
 
-    ACQUIRE_LOCK(&stub.lock);
-    if (stub.running) {
-        RELEASE_LOCK(&stub.lock);
-        return 0;
-    }
-
+// The socket's path, want (path, or the default when NULL), and the
+// temporary name to bind it under, tmp (want itself when the path is too
+// long for a suffix; see Note [Socket permissions]). Both have
+// sizeof(stub.path) bytes. false, having said why, if there is none.
+static bool
+socketPaths (const char *path, char *want, char *tmp)
+{
+    size_t size = sizeof(stub.path);
     if (path != NULL) {
-        if (strlen(path) + 1 >= sizeof(want)) goto too_long;
+        if (strlen(path) + 1 >= size) {
+            pathTooLong();
+            return false;
+        }
         strcpy(want, path);
-    } else if (!defaultPath(want, sizeof(want))) {
-        goto fail;              // defaultPath said why
+    } else if (!defaultPath(want, size)) {
+        return false;           // defaultPath said why
     }
-    if (strlen(want) >= sizeof(a.sun_path)) goto too_long;
-    // See Note [Socket permissions]
+    if (strlen(want) >= size) {
+        pathTooLong();
+        return false;
+    }
     int tmp_len = -1;
-    if (strlen(want) + 8 < sizeof(a.sun_path)) {
-        tmp_len = snprintf(tmp, sizeof(tmp), "%s.tmp%d", want, (int) getpid() % 100);
+    if (strlen(want) + 8 < size) {
+        tmp_len = snprintf(tmp, size, "%s.tmp%d", want, (int) getpid() % 100);
     }
-    if (tmp_len < 0 || (size_t) tmp_len >= sizeof(a.sun_path)) {
+    if (tmp_len < 0 || (size_t) tmp_len >= size) {
         strcpy(tmp, want);
     }
+    return true;
+}
 
-    makeParents(want);
-    // Only a socket is ever replaced (a stale one, below): the path may be
-    // a typo for a file of the user's, which bind-and-rename would destroy.
+// Whether the stub may take want: nothing there, or a stale socket nobody
+// listens on. Says why not.
+static bool
+pathFree (const char *want)
+{
+    // Only a socket is ever replaced (a stale one, in listenAt): the path
+    // may be a typo for a file of the user's, which bind-and-rename would
+    // destroy.
     struct stat there;
     if (lstat(want, &there) == 0 && !S_ISSOCK(there.st_mode)) {
         errorBelch("%sdebug stub: %s exists and is not a socket; not started",
                    RTSCOPE_MSG_PREFIX, want);
-        goto fail;
+        return false;
     }
     if (someoneListens(want)) {
         errorBelch("%sdebug stub: %s is in use by another process; not started",
                    RTSCOPE_MSG_PREFIX, want);
-        goto fail;
+        return false;
     }
+    return true;
+}
 
-    /* Note [Socket permissions]
-     * ~~~~~~~~~~~~~~~~~~~~~~~~~~
-     * The socket gives read access to the whole heap, so it must be the
-     * owner's alone (mode 0600). Its mode comes from the umask at bind(),
-     * and the umask is process-wide (changing it would race with the
-     * program's other threads). So we bind under a temporary name, chmod
-     * it, and rename it into place: nobody ever sees the socket at its
-     * real path with looser modes. When the path is too long for a
-     * suffix we bind in place and chmod at once; the directory ghc-debug's
-     * convention uses is created 0700, which covers the window.
-     */
+/* Note [Socket permissions]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The socket gives read access to the whole heap, so it must be the
+ * owner's alone (mode 0600). Its mode comes from the umask at bind(),
+ * and the umask is process-wide (changing it would race with the
+ * program's other threads). So we bind under a temporary name, chmod
+ * it, and rename it into place: nobody ever sees the socket at its
+ * real path with looser modes. When the path is too long for a
+ * suffix we bind in place and chmod at once; the directory ghc-debug's
+ * convention uses is created 0700, which covers the window.
+ */
+
+// A socket listening at want, bound as tmp and renamed into place (see
+// Note [Socket permissions]); -1 and errno if it cannot be.
+static int
+listenAt (const char *tmp, const char *want)
+{
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0) goto sys_fail;
+    if (fd < 0) return -1;
     strcpy(a.sun_path, tmp);
     unlink(tmp);                // a stale socket (nobody listens there)
     if (bind(fd, (struct sockaddr *) &a, sizeof(a)) != 0 ||
@@ -618,8 +663,62 @@ rts_debugStubStart (const char *path)
         close(fd);
         unlink(tmp);
         errno = e;
-        goto sys_fail;
+        return -1;
     }
+    return fd;
+}
+
+// Undo listenAt and what followed it, keeping errno.
+static void
+stopListening (void)
+{
+    int e = errno;
+    close(stub.listen_fd);
+    stub.listen_fd = -1;
+    removeSocket();
+    stub.path[0] = '\0';
+    errno = e;
+}
+
+// The stub's thread, and the wake-up pipe through which other threads
+// reach it, for the socket stub.listen_fd. false and errno if not.
+static bool
+startThread (void)
+{
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) != 0) return false;
+    stub.wake_rd = pipefd[0];
+    stub.wake_wr = pipefd[1];
+
+    // The thread blocks every signal: the program's handlers run elsewhere.
+    int err = createServiceThread(&stub.thread, stubThread);
+    if (err != 0) {
+        close(pipefd[0]);
+        close(pipefd[1]);
+        stub.wake_rd = stub.wake_wr = -1;
+        errno = err;
+        return false;
+    }
+    return true;
+}
+
+int
+rts_debugStubStart (const char *path)
+{
+    char want[sizeof(stub.path)];
+    char tmp[sizeof(stub.path)];
+
+    ACQUIRE_LOCK(&stub.lock);
+    if (stub.running) {
+        RELEASE_LOCK(&stub.lock);
+        return 0;
+    }
+    if (!socketPaths(path, want, tmp)) goto fail;      // it said why
+    makeParents(want);
+    if (!pathFree(want)) goto fail;                     // it said why
+
+    int fd = listenAt(tmp, want);
+    if (fd < 0) goto sys_fail;
     struct stat st;
     if (stat(want, &st) == 0) {
         stub.dev = st.st_dev;
@@ -627,26 +726,8 @@ rts_debugStubStart (const char *path)
     }
     strcpy(stub.path, want);
     stub.listen_fd = fd;
-
-    int pipefd[2];
-    if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) != 0) {
-        close(fd);
-        removeSocket();
-        stub.path[0] = '\0';
-        goto sys_fail;
-    }
-    stub.wake_rd = pipefd[0];
-    stub.wake_wr = pipefd[1];
-
-    // The thread blocks every signal: the program's handlers run elsewhere.
-    int err = createServiceThread(&stub.thread, stubThread);
-    if (err != 0) {
-        close(fd);
-        close(pipefd[0]);
-        close(pipefd[1]);
-        removeSocket();
-        stub.path[0] = '\0';
-        errno = err;
+    if (!startThread()) {
+        stopListening();
         goto sys_fail;
     }
     stub.running = true;
@@ -660,10 +741,6 @@ rts_debugStubStart (const char *path)
     RELEASE_LOCK(&stub.lock);
     return 0;
 
-too_long:
-    errorBelch("%sdebug stub: socket path too long (a Unix socket path has at most %d bytes); not started",
-               RTSCOPE_MSG_PREFIX, (int) sizeof(a.sun_path) - 1);
-    goto fail;
 sys_fail:
     errorBelch("%sdebug stub: cannot listen on %s: %s; not started",
                RTSCOPE_MSG_PREFIX, want, strerror(errno));

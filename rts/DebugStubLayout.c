@@ -246,7 +246,7 @@ stubPointerMap (StgWord p, StgWord size, uint8_t *map, char *buf, size_t buflen)
 
 /* The pointers of the verified closure at p (`size` words, its pointer map
  * if it needs one), at most max of them, for READ_CLOSURES' read-ahead
- * (Note [Reading ahead] in DebugStubRequest.c): the pointer fields of
+ * (Note [Reading ahead] in DebugStubHeap.c): the pointer fields of
  * the common closures. SRTs and the fields of threads and the rarer
  * objects are left to the debugger's own requests. */
 size_t

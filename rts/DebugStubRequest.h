@@ -2,13 +2,16 @@
  *
  * (c) The rtscope developers, 2026
  *
- * The debug stub's two halves and what they share (threaded RTS only):
+ * The debug stub's parts and what they share (threaded RTS only), all on
+ * the stub's thread:
  *
  *  - rts/DebugStub.c, the stub's thread: the socket, its connection's life
  *    and the pause state, which only that thread changes;
- *  - rts/DebugStubRequest.c, the protocol: reading a request frame,
- *    answering it in response frames (rts/DebugStubProtocol.h), on the
- *    stub's thread.
+ *  - rts/DebugStubFrame.c, the frames: a request frame read and taken
+ *    apart, a response sent in frames (rts/DebugStubProtocol.h);
+ *  - rts/DebugStubRequest.c, the protocol: the request table, and the
+ *    answers about the program's state (pausing and resuming);
+ *  - rts/DebugStubHeap.c, the answers that read the program's memory.
  *
  * ---------------------------------------------------------------------------*/
 
@@ -36,7 +39,6 @@ typedef struct {
     uint32_t frame_len;
     uint32_t pos;               // parse position in frame
     size_t out_len;             // buffered response payload
-    bool out_sent;              // some frame of this response already sent
     char out[STUB_RESP_BUF];
 } StubConn;
 
