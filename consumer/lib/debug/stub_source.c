@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* Closures the stub read ahead (Note [Reading ahead] in
- * rts/DebugStubRequest.c): address -> their record in buf. Each is used
+ * rts/DebugStubHeap.c): address -> their record in buf. Each is used
  * once (the walk reads a closure once); the whole cache is dropped when it
  * grows past AHEAD_MAX_BYTES, which costs requests, never correctness. */
 #define AHEAD_BUDGET 4096

@@ -1,7 +1,7 @@
 /* stub_source: a live debug stub as a heap source (dbg_source_ops). It
  * borrows the connection, which its owner connects, pauses and closes, and
  * owns what the stub read ahead (Note [Reading ahead] in
- * rts/DebugStubRequest.c): closures sent with a reply before they were
+ * rts/DebugStubHeap.c): closures sent with a reply before they were
  * asked for, served from a cache when the walk asks for them. */
 #ifndef RTSCOPE_DEBUG_STUB_SOURCE_H
 #define RTSCOPE_DEBUG_STUB_SOURCE_H
