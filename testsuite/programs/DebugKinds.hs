@@ -1,5 +1,5 @@
 -- DebugKinds: a program that holds the closure kinds a heap walk finds
--- hardest alive at once, for `rtscope debug` (testsuite/cases/debug-kinds.test):
+-- hardest alive at once, for `rtscope debug` (testsuite/cases/debug/debug-kinds.test):
 --   * partial applications (PAP) of unknown functions: one of a function
 --     of 70 arguments, unboxed words and pointers alternating, so that
 --     its argument bitmap is a large one (ARG_GEN_BIG), applied to 69 (the

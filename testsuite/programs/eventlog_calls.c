@@ -7,7 +7,7 @@
  * N to stream-N.eventlog, and every writer call, one word a line, to
  * writer.log ("init 0", "write 0", "flush 0", "stop 0", ...).
  *
- * It also builds with stock GHC 9.0.2 (tools/stock-exe), where only the
+ * It also builds with stock GHC 9.0.2 (tools/clients/stock-exe), where only the
  * steps "start" and "end" exist: the writer calls of the two runtimes are
  * then compared line for line. */
 #include <pthread.h>

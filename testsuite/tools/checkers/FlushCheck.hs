@@ -1,4 +1,4 @@
--- testsuite/tools/FlushCheck.hs: is an eventlog on disk usable as far as it
+-- testsuite/tools/checkers/FlushCheck.hs: is an eventlog on disk usable as far as it
 -- has been flushed?  Built with Debian's ghc and ghc-events (an independent
 -- parser), used by the flush-* cases.
 --

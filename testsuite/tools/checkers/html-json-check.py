@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """html-json-check: recompute the numbers of `rtscope html --json` from an
 independent reading of the same eventlog (the canonical summary of
-testsuite/tools/GhcEventsCheck, i.e. the Haskell ghc-events library) and
+testsuite/tools/checkers/GhcEventsCheck.hs, i.e. the Haskell ghc-events library) and
 compare them.
 
     html-json-check CANONICAL.txt REPORT.json [NBANDS]

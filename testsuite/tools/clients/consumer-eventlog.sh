@@ -6,7 +6,7 @@
 set -eu
 out=$1
 here=$(cd "$(dirname "$0")" && pwd)
-prog=$here/../programs/ConsumerAlloc.hs
+prog=$here/../../programs/ConsumerAlloc.hs
 GHC=${GHC:-/usr/bin/ghc}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

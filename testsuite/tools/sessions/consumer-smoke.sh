@@ -7,7 +7,7 @@ set -u
 R=$1
 W=$2
 here=$(cd "$(dirname "$0")" && pwd)
-sh "$here/consumer-eventlog.sh" "$W/logs" || exit 1
+sh "$here/../clients/consumer-eventlog.sh" "$W/logs" || exit 1
 fail=0
 expect() {
     want=$1; shift

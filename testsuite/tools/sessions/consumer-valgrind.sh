@@ -5,7 +5,7 @@ set -eu
 R=$1
 W=$2
 here=$(cd "$(dirname "$0")" && pwd)
-sh "$here/consumer-eventlog.sh" "$W/logs"
+sh "$here/../clients/consumer-eventlog.sh" "$W/logs"
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
 for log in "$W/logs/alloc.eventlog" "$W/logs/thr.eventlog"; do
     $VG "$R" stats "$log" >/dev/null

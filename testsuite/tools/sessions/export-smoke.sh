@@ -9,7 +9,7 @@ R=$1
 W=$2
 WRAP=${WRAP:-}
 here=$(cd "$(dirname "$0")" && pwd)
-sh "$here/consumer-eventlog.sh" "$W/logs" || exit 1
+sh "$here/../clients/consumer-eventlog.sh" "$W/logs" || exit 1
 W=$(cd "$W" && pwd)
 fail=0
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -17,13 +17,13 @@ log=$W/logs/thr.eventlog
 head -c 4000 /dev/urandom > "$W/garbage"
 head -c 3000 "$log" > "$W/corrupt"; head -c 3000 /dev/urandom >> "$W/corrupt"
 rm -f "$W"/*.sock
-python3 "$here/serve-eventlog.py" --file "$log" --unix "$W/good.sock" --connections 3 &
+python3 "$here/../clients/serve-eventlog.py" --file "$log" --unix "$W/good.sock" --connections 3 &
 s1=$!
-python3 "$here/serve-eventlog.py" --file "$W/garbage" --unix "$W/garbage.sock" --connections 50 &
+python3 "$here/../clients/serve-eventlog.py" --file "$W/garbage" --unix "$W/garbage.sock" --connections 50 &
 s2=$!
-python3 "$here/serve-eventlog.py" --file "$W/corrupt" --unix "$W/corrupt.sock" --connections 50 &
+python3 "$here/../clients/serve-eventlog.py" --file "$W/corrupt" --unix "$W/corrupt.sock" --connections 50 &
 s3=$!
-python3 "$here/serve-eventlog.py" --file "$log" --unix "$W/cut.sock" --cut $(( $(wc -c < "$log") / 2 )) --connections 5 &
+python3 "$here/../clients/serve-eventlog.py" --file "$log" --unix "$W/cut.sock" --cut $(( $(wc -c < "$log") / 2 )) --connections 5 &
 s4=$!
 sleep 0.5
 ep=$(port); dead=$(port); : > "$W/m.txt"
@@ -49,7 +49,7 @@ wait $s1 $s2 $s3 $s4 2>/dev/null
 # live, in a terminal, on a replayed socket; quit with q
 if command -v tmux >/dev/null 2>&1; then
     rm -f "$W/good.sock"
-    python3 "$here/serve-eventlog.py" --file "$log" --unix "$W/good.sock" --connections 2 &
+    python3 "$here/../clients/serve-eventlog.py" --file "$log" --unix "$W/good.sock" --connections 2 &
     s1=$!
     sleep 0.3
     tmux -L rtscope-smoke-$$ new-session -d -x 120 -y 40 \

@@ -1,0 +1,95 @@
+# shellcheck shell=bash
+# testsuite/tools/predicates/flush.sh: predicates of eventlog flushing: what
+# is on disk while a program runs, restarts. Sourced after
+# testsuite/tools/predicates.sh (its rules hold here).
+
+# snapshot_while_running PID FILE COPY: copy FILE to COPY, and PID was still running after the copy
+snapshot_while_running() { cp "$2" "$3" && kill -0 "$1"; }
+
+# samples_between_markers SUMMARY: a flushcheck summary has at least 5 heap samples, markers "start" and "stop", and every sample between them
+samples_between_markers() {
+    awk '$1=="marker"&&$3=="start"{s=$4} $1=="marker"&&$3=="stop"{e=$4} $1=="sample_ns"{t[n++]=$2} END{if(n<5||s==""||e=="")exit 1; for(i=0;i<n;i++) if(t[i]<s||t[i]>e) exit 1}' "$1"
+}
+
+# most_samples_while_running PID EVENTLOG WANT: every 0.25 s (40 times at most) while PID runs, copy EVENTLOG
+# (snap.eventlog) and keep its complete prefix with the most heap samples as best.eventlog; stop at WANT; print the most
+most_samples_while_running() {
+    local best=0 s
+    for _ in $(seq 40); do
+        sleep 0.25
+        [ -s "$2" ] || continue
+        cp "$2" snap.eventlog || return 1
+        kill -0 "$1" 2>/dev/null || break
+        flushcheck snap.eventlog prefix.eventlog > snap.txt || return 1
+        s=$(awk '$1=="samples"{print $2}' snap.txt) || return 1
+        if [ "$s" -gt "$best" ]; then
+            best=$s
+            cp prefix.eventlog best.eventlog || return 1
+        fi
+        [ "$best" -ge "$3" ] && break
+    done
+    echo "$best"
+}
+
+# copy_mid_run [-i SECS] OUT WORD WAIT EVENTLOG COPY CMD...: run CMD (stdout OUT) in the background; once OUT has WORD
+# (5 s
+# at most, polled every -i SECS, default 0.1) and WAIT s more, copy EVENTLOG to COPY while CMD still runs; CMD then
+# exits 0
+copy_mid_run() {
+    local every=0.1 out word secs ev copy pid
+    if [ "$1" = -i ]; then every=$2; shift 2; fi
+    out=$1 word=$2 secs=$3 ev=$4 copy=$5
+    shift 5
+    "$@" > "$out" &
+    pid=$!
+    wait_at_most -i "$every" 5 grep -q "$word" "$out"
+    sleep "$secs"
+    snapshot_while_running "$pid" "$ev" "$copy" || { echo "$copy: not copied while $* ran" >&3; wait "$pid"; return 1; }
+    wait "$pid"
+}
+
+# samples_seen_mid_run OUT EVENTLOG N CMD...: while CMD (stdout OUT) runs, complete prefixes of EVENTLOG hold N heap
+# samples
+# or more (most_samples_while_running: the best one is best.eventlog); CMD then exits 0
+samples_seen_mid_run() {
+    local out=$1 ev=$2 n=$3 pid best
+    shift 3
+    "$@" > "$out" &
+    pid=$!
+    best=$(most_samples_while_running "$pid" "$ev" "$n") || { wait "$pid"; return 1; }
+    wait "$pid" || return 1
+    echo "most complete samples seen while running: $best"
+    [ "$best" -ge "$n" ]
+}
+
+# flush_interval_refused VALUE...: `$EXE 0 +RTS --eventlog-flush-interval=VALUE` exits 1 with the bad-value message,
+# for each VALUE (out, err)
+flush_interval_refused() {
+    local v rc
+    for v in "$@"; do
+        rc=0
+        "$EXE" 0 +RTS "--eventlog-flush-interval=$v" -RTS > out 2> err || rc=$?
+        [ $rc = 1 ] || { echo "value '$v': exit $rc" >&3; return 1; }
+        grep -q 'bad value for --eventlog-flush-interval' err || { echo "value '$v'" >&3; cat err >&3; return 1; }
+    done
+}
+
+# streams_complete N KEY...: there are exactly N stream-*.eventlog here, each complete and with each init event KEY
+# once (stream_complete)
+streams_complete() {
+    local n=$1 f
+    shift
+    [ "$(ls stream-*.eventlog | wc -l)" = "$n" ] || { echo "not $n streams: $(ls stream-*.eventlog | wc -l)" >&3; return 1; }
+    for f in stream-*.eventlog; do
+        stream_complete "$f" "$@" || return 1
+    done
+}
+
+# streams_start_with KEY...: every stream-*.eventlog here begins with the init events KEY (stream_starts_with, after
+# streams_complete)
+streams_start_with() {
+    local f
+    for f in stream-*.eventlog; do
+        stream_starts_with "$f" "$@" || return 1
+    done
+}

@@ -1,0 +1,58 @@
+# shellcheck shell=bash
+# testsuite/tools/predicates/html.sh: predicates of the HTML report: its
+# --json, the page in headless Chromium. Sourced after
+# testsuite/tools/predicates.sh (its rules hold here).
+
+# check_report HTML SHOTS OUT ARGS...: consumer/web/test/check-report.mjs opens the report HTML in headless Chromium
+# (screenshots in SHOTS; ARGS: --search, --sort) and writes its account to OUT (shown on failure)
+check_report() {
+    local html=$1 shots=$2 out=$3
+    shift 3
+    node "$TOP/consumer/web/test/check-report.mjs" "$html" "$shots" "$@" > "$out" || { cat "$out" >&3; return 1; }
+}
+
+# browser_ok JSON [JQ]: check_report's account JSON: the page got ready with no error and no request, and JQ (if
+# given) holds
+browser_ok() { jq -e ".ready and (.errors|length)==0 and (.requests|length)==0 and (${2:-true})" "$1"; }
+
+# html_first_row JSON LABEL MODULE CTYPE TYPE DESC: the first table row of `rtscope html --json` output JSON has that
+# label, module, closure type, type and description
+html_first_row() {
+    jq -e --arg l "$2" --arg m "$3" --arg c "$4" --arg t "$5" --arg d "$6" \
+        '.strings[.table.label[0]] == $l and .strings[.table.module[0]] == $m and .strings[.table.ctype[0]] == $c and .strings[.table.type[0]] == $t and .strings[.table.desc[0]] == $d' "$1"
+}
+
+# module_search_found JSON BROWSER TEXT: more than 1 and fewer than 40 table rows of JSON (`rtscope html --json`) have a
+# module containing TEXT (lower case; any case matches), and the first search of BROWSER (check_report) showed exactly
+# them,
+# with no mismatch
+module_search_found() {
+    local want
+    want=$(jq --arg s "$3" '. as $d | [$d.table.module[] | $d.strings[.] | select(ascii_downcase | contains($s))] | length' "$1") || return 1
+    test "$want" -gt 1 && test "$want" -lt 40 &&
+        jq -e --argjson w "$want" '.search[0].rows == $w and .search[0].mismatches == 0' "$2"
+}
+
+# chart_keeps_bands K N < JSON: `rtscope html --json` output charts K bands by name and the other N - K as one more
+# series
+chart_keeps_bands() {
+    jq -e --argjson k "$1" --argjson n "$2" '(.profile.chart.labels|length) == $k and .profile.chart.other == $n - $k and (.profile.chart.series|length) == $k + 1'
+}
+
+# html_labels JSON: the band labels of `rtscope html --json` output JSON, in table order, one JSON array
+html_labels() { jq -c '[.table.label[] as $l | .strings[$l]]' "$1"; }
+
+# same_samples_and_labels A B: two `rtscope html --json` outputs have as many samples, and the same band labels in the
+# same order
+same_samples_and_labels() {
+    test "$(jq '.profile.meta.samples' "$1")" = "$(jq '.profile.meta.samples' "$2")" && test "$(html_labels "$1")" = "$(html_labels "$2")"
+}
+
+# labels_named JSON N: `rtscope html --json` output JSON has more than N band labels, all different, none empty or a
+# bare `Value...`
+labels_named() {
+    jq -e --argjson n "$2" '. as $d | [$d.table.label[] | $d.strings[.]] | (length > $n) and (unique | length) == length and all(. != "" and (startswith("Value") | not))' "$1"
+}
+
+# html_json_check CANONICAL JSON N: checkers/html-json-check.py, the numbers of `rtscope html --json` against ghc-events
+html_json_check() { python3 "$TESTSUITE/tools/checkers/html-json-check.py" "$@"; }

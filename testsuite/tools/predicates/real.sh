@@ -1,0 +1,36 @@
+# shellcheck shell=bash
+# testsuite/tools/predicates/real.sh: predicates of the real-program tier
+# (pandoc, aeson from Debian's packages). Sourced after
+# testsuite/tools/predicates.sh (its rules hold here).
+
+# censuses_per_mut_second PREFIX: heap samples of PREFIX{0,1,2}.eventlog per second of MUT time in PREFIX{0,1,2}.s (-s output)
+censuses_per_mut_second() {
+    local n=0 m=0 k
+    for k in 0 1 2; do
+        n=$((n + $("$RTSCOPE" stats "$1$k.eventlog" | awk '/^heap samples:/ {print $3}')))
+        m=$(awk -v m="$m" '/MUT +time/ {sub(/s$/, "", $3); print m + $3}' "$1$k.s")
+    done
+    echo "$1: $n censuses, $m s MUT" >&2
+    awk -v n="$n" -v m="$m" 'BEGIN {print n / m}'
+}
+
+# census_runs_side_by_side STOCK ARG...: STOCK ARG... three times and $EXE ARG... twice more (the driver's run is the
+# third),
+# alternating, each +RTS -hT -l -i0.02: sK.eventlog and sK.s (-s) of stock's, pK.eventlog and pK.s of ours (K = 0 1 2;
+# p0.eventlog
+# is a copy of the driver's)
+census_runs_side_by_side() {
+    local s=$1 i
+    shift
+    for i in 0 1 2; do
+        "$s" "$@" +RTS -hT -l -i0.02 -ols$i.eventlog -ss$i.s -RTS > /dev/null 2>&1 || { echo "stock run $i failed" >&3; return 1; }
+        [ $i = 0 ] || "$EXE" "$@" +RTS -hT -l -i0.02 -olp$i.eventlog -sp$i.s -RTS > /dev/null 2>&1 || { echo "run $i failed" >&3; return 1; }
+    done
+    cp "$EVENTLOG" p0.eventlog
+}
+
+# gc_pause_max_below EVENTLOG SECS: `rtscope stats` of EVENTLOG (EVENTLOG.stats) gives a longest GC pause below SECS s
+gc_pause_max_below() {
+    "$RTSCOPE" stats "$1" > "$1.stats" && grep 'gc pause max' "$1.stats" &&
+        awk -v s="$2" '/^gc pause max:/ {exit !($4 < s)}' "$1.stats"
+}
