@@ -136,10 +136,11 @@ census_counts_leaks() {
     done
 }
 
-# build_with_debug_lib OUT CC FLAGS... SOURCES...: compile SOURCES with consumer/lib/debug's sources and headers (and
-# libzstd) into OUT
+# build_with_debug_lib OUT CC FLAGS... SOURCES...: compile SOURCES with consumer/lib/debug's sources and headers, the
+# lib/base they build on (as consumer/Makefile's fuzz-snapshot does) and libzstd, into OUT
 build_with_debug_lib() {
     local out=$1 cc=$2 d=$TOP/consumer/lib/debug
     shift 2
-    "$cc" -std=c11 -D_DEFAULT_SOURCE -g -O1 -I"$d" -I"$TOP/consumer/include" -I"$TOP/includes" "$@" "$d"/*.c -lzstd -o "$out"
+    "$cc" -std=c11 -D_DEFAULT_SOURCE -g -O1 -I"$d" -I"$TOP/consumer/include" -I"$TOP/includes" "$@" "$d"/*.c \
+        "$TOP"/consumer/lib/base/*.c -lzstd -o "$out"
 }
