@@ -1,6 +1,7 @@
 /* The canonical summary of an eventlog: event counts per type, every heap
  * sample's values, markers and IPE entries, in a fixed text form that
- * testsuite/tools/GhcEventsCheck.hs prints too (see docs/consumer.md). */
+ * testsuite/tools/checkers/GhcEventsCheck.hs prints too (see
+ * docs/consumer.md). */
 #ifndef RTSCOPE_CANONICAL_H
 #define RTSCOPE_CANONICAL_H
 

@@ -37,22 +37,17 @@ int64_t strtab_id(strtab *t, const char *s, size_t len)
     strtab_key k = {t, s, len};
     if (hmap_find(&t->index, h, strtab_eq, &k, &id))
         return (int64_t)id;
-    if (strtab_room(t) != 0)
+    if (strtab_room(t) != 0 || hmap_reserve(&t->index, t->index.n + 1) != 0)
         return -1;
-    char *c = (char *)s;
+    t->s[t->n] = (char *)s;
     if (!t->borrowed) {
-        if (!(c = malloc(len + 1)))
+        if (!(t->s[t->n] = malloc(len + 1)))
             return -1;
-        memcpy(c, s, len);
-        c[len] = 0;
+        memcpy(t->s[t->n], s, len);
+        t->s[t->n][len] = 0;
     }
-    if (hmap_add(&t->index, h, t->n) != 0) {
-        if (!t->borrowed)
-            free(c);
-        return -1;
-    }
-    t->s[t->n] = c;
     t->len[t->n] = len;
+    hmap_add(&t->index, h, t->n); /* room reserved above */
     return (int64_t)t->n++;
 }
 

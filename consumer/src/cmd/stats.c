@@ -311,7 +311,7 @@ static const char stats_usage[] =
     "  -o, --output=FILE   write to FILE instead of standard output\n"
     "  --canonical         print the canonical summary instead (event counts\n"
     "                      per type, heap samples, markers, IPE entries), the\n"
-    "                      form testsuite/tools/GhcEventsCheck.hs "
+    "                      form testsuite/tools/checkers/GhcEventsCheck.hs "
     "prints\n" CLI_COMMON_HELP;
 
 static int stats_run(int argc, char **argv)
