@@ -1,41 +1,12 @@
-/* The heap of a paused debuggee as commands see it (debug_heap.h): a heap
- * source, its errors, the closures that could not be read, and the info
- * cache (info_cache.c). Decoding is decode.c's, the walk walk.c's. */
+/* The heap of a paused debuggee as commands see it (debug_heap.h): made
+ * on a heap source, freed with its info cache (info_cache.c). Its errors
+ * are heap_err.c's, decoding decode.c's, the walk walk.c's. */
 #include "heap_impl.h"
 #include "rtscope/debug/stub_source.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void heap_err(dbg_heap *h, const char *msg)
-{
-    snprintf(h->err, sizeof(h->err), "%s", msg);
-}
-
-void heap_note_unreadable(dbg_heap *h, uint64_t addr, uint64_t parent,
-                          const char *fmt, ...)
-{
-    h->unreadable++;
-    if (h->nunread >= DBG_UNREADABLE_KEPT)
-        return;
-    dbg_unreadable *u = &h->unread[h->nunread++];
-    u->addr = addr;
-    u->parent = parent;
-    va_list ap;
-    va_start(ap, fmt);
-    // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): va_start above
-    vsnprintf(u->why, sizeof(u->why), fmt, ap);
-    va_end(ap);
-}
-
-int heap_src_fail(dbg_heap *h)
-{
-    const char *e = h->ops->error(h->src);
-    heap_err(h, e && *e ? e : "heap source failed");
-    return -1;
-}
 
 void dbg_heap_init_source(dbg_heap *h, const dbg_source_ops *ops, void *src)
 {

@@ -1,6 +1,6 @@
-/* Internals of the heap reader, shared by its files: heap.c (the heap and
- * its errors), info_cache.c, decode.c, walk.c, stub_source.c and
- * rec_source.c. Not a public header: commands see debug_heap.h. */
+/* Internals of the heap reader, shared by its files: heap.c (the heap),
+ * heap_err.c (its errors), info_cache.c, decode.c, walk.c, stub_source.c
+ * and rec_source.c. Not a public header: commands see debug_heap.h. */
 #ifndef RTSCOPE_HEAP_IMPL_H
 #define RTSCOPE_HEAP_IMPL_H
 
@@ -13,7 +13,7 @@
 #define WORD ((size_t)8)
 #define UNTAG(p) ((p) & ~(uint64_t)7)
 
-/* ---- heap.c ------------------------------------------------------------- */
+/* ---- heap_err.c --------------------------------------------------------- */
 
 void heap_err(dbg_heap *h, const char *msg);
 /* A closure or frame that cannot be read: counted, and the first few kept
