@@ -12,6 +12,7 @@
  * the command table, so `debug pause T --by type` stays a usage error.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "cli.h"
 #include "debug.h"
 
 #include "rtscope/debug/debug_client.h"
@@ -19,6 +20,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,4 +137,15 @@ int debug_parse_args(const debug_command *dc, int argc, char **argv,
     for (int i = 0; i < ntargets; i++)
         a->target[i] = argv[optind + i];
     return -1;
+}
+
+int debug_usage_error(const debug_command *dc, const char *fmt, ...)
+{
+    char name[64];
+    va_list ap;
+    snprintf(name, sizeof(name), "debug %s", dc->name);
+    va_start(ap, fmt);
+    int r = cli_usage_errorv(name, fmt, ap);
+    va_end(ap);
+    return r;
 }

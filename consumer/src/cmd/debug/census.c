@@ -435,3 +435,33 @@ int debug_thunks_run(int argc, char **argv)
     int r = debug_parse_args(&debug_cmd_thunks, argc, argv, NULL, 1, &a);
     return r >= 0 ? r : debug_census(a.target[0], BY_THUNK_SOURCE, a.gc);
 }
+
+const debug_command debug_cmd_census = {
+    "census",
+    "rtscope debug census TARGET [--by type|constructor|info|module] "
+    "[--no-gc|--fork]\n"
+    "       rtscope debug census TARGET --heap-census\n",
+    "  census      pause (right after a major GC), walk the heap from the GC\n"
+    "              roots and the saved objects, resume; print closures and\n"
+    "              bytes per key, largest first:\n"
+    "    --by type          closure type (CONSTR_2_0, THUNK, ...)\n"
+    "    --by constructor   constructor (main:Main:Leak), other closures by\n"
+    "                       type (the default)\n"
+    "    --by info          info table, with its name\n"
+    "    --by module        the module of the info table's source (-g) or of\n"
+    "                       the constructor\n"
+    "    --heap-census      count as the RTS's -hT census does, at a pause\n"
+    "                       right after a census the program takes (it needs\n"
+    "                       +RTS -hT, or another heap profile): -hT's bands,\n"
+    "                       heap objects only (static closures are counted\n"
+    "                       apart), each pinned block group whole as\n"
+    "                       ARR_WORDS; gives the time of the pause: the\n"
+    "                       census is the last eventlog heap sample before "
+    "it\n",
+    1, debug_census_run};
+
+const debug_command debug_cmd_thunks = {
+    "thunks", "rtscope debug thunks TARGET [--no-gc|--fork]\n",
+    "  thunks      a census of the thunks only, by source location\n"
+    "              (module and span, when the program was built with -g)\n",
+    1, debug_thunks_run};

@@ -28,7 +28,8 @@
  * is an error in another (`debug pause T --by type`). `rtscope help debug`
  * is the table read in order; `rtscope help debug NAME` (and `rtscope debug
  * NAME --help`) one entry. A new subcommand is a file with its run
- * function and a line in debug_commands[].
+ * function and its entry (a debug_command beside it), and a line in
+ * debug_commands[].
  */
 
 static const char debug_intro[] =
@@ -56,17 +57,6 @@ static const char debug_outro[] =
     "exit status: 0 ok, 1 no debuggee or an error reply, 2 usage\n";
 
 extern const cli_command cli_cmd_debug;
-
-int debug_usage_error(const debug_command *dc, const char *fmt, ...)
-{
-    char name[64];
-    va_list ap;
-    snprintf(name, sizeof(name), "debug %s", dc->name);
-    va_start(ap, fmt);
-    int r = cli_usage_errorv(name, fmt, ap);
-    va_end(ap);
-    return r;
-}
 
 /* ---- list ------------------------------------------------------------- */
 
@@ -158,6 +148,7 @@ static int debug_resume_run(int argc, char **argv)
 }
 
 /* ---- the table -------------------------------------------------------- */
+/* (each command's entry is in its own file, beside its run function) */
 
 const debug_command debug_cmd_list = {
     "list", "rtscope debug list\n",
@@ -171,126 +162,6 @@ const debug_command debug_cmd_pause = {
 const debug_command debug_cmd_resume = {
     "resume", "rtscope debug resume TARGET\n",
     "  resume      resume a paused program\n", 0, debug_resume_run};
-const debug_command debug_cmd_census = {
-    "census",
-    "rtscope debug census TARGET [--by type|constructor|info|module] "
-    "[--no-gc|--fork]\n"
-    "       rtscope debug census TARGET --heap-census\n",
-    "  census      pause (right after a major GC), walk the heap from the GC\n"
-    "              roots and the saved objects, resume; print closures and\n"
-    "              bytes per key, largest first:\n"
-    "    --by type          closure type (CONSTR_2_0, THUNK, ...)\n"
-    "    --by constructor   constructor (main:Main:Leak), other closures by\n"
-    "                       type (the default)\n"
-    "    --by info          info table, with its name\n"
-    "    --by module        the module of the info table's source (-g) or of\n"
-    "                       the constructor\n"
-    "    --heap-census      count as the RTS's -hT census does, at a pause\n"
-    "                       right after a census the program takes (it needs\n"
-    "                       +RTS -hT, or another heap profile): -hT's bands,\n"
-    "                       heap objects only (static closures are counted\n"
-    "                       apart), each pinned block group whole as\n"
-    "                       ARR_WORDS; gives the time of the pause: the\n"
-    "                       census is the last eventlog heap sample before "
-    "it\n",
-    1, debug_census_run};
-const debug_command debug_cmd_thunks = {
-    "thunks", "rtscope debug thunks TARGET [--no-gc|--fork]\n",
-    "  thunks      a census of the thunks only, by source location\n"
-    "              (module and span, when the program was built with -g)\n",
-    1, debug_thunks_run};
-const debug_command debug_cmd_retainers = {
-    "retainers",
-    "rtscope debug retainers TARGET (--constructor NAME | --info ADDR |\n"
-    "                                       --address ADDR) [--limit K] "
-    "[--no-gc|--fork]\n",
-    "  retainers   pause, search the heap breadth-first from the roots and\n"
-    "              print, for each closure of constructor NAME found (Leak,\n"
-    "              Main.Leak or main:Main:Leak), a shortest path from a root\n"
-    "              to it: address, closure type, constructor and source\n"
-    "              location (when the program was built with -g)\n"
-    "    --constructor NAME the constructor to look for, or\n"
-    "    --info ADDR        closures with this info table (hex), or\n"
-    "    --address ADDR     the closure at this address (hex)\n"
-    "    --limit K          at most K paths (default 1)\n",
-    1, debug_retainers_run};
-const debug_command debug_cmd_snapshot = {
-    "snapshot",
-    "rtscope debug snapshot TARGET -o FILE [--no-gc|--fork] [--no-blocks]\n",
-    "  snapshot    pause, copy what a walk from the roots reaches (closures,\n"
-    "              info tables, bitmaps, SRTs) and the block list, resume,\n"
-    "              then write FILE (zstd-compressed; docs/debug.md)\n"
-    "    -o, --output FILE  where to write it\n"
-    "    --no-blocks        leave out the block list (a shorter pause)\n",
-    1, debug_snapshot_cmd_run};
-const debug_command debug_cmd_blocks = {
-    "blocks", "rtscope debug blocks TARGET [--sample N] [--no-gc|--fork]\n",
-    "  blocks      pause (after a major GC), read the heap's block list and\n"
-    "              walk the heap: block groups, blocks, megablocks, pinned\n"
-    "              blocks, and a histogram of pinned-block utilisation (bytes\n"
-    "              of reachable objects / block size, 10% buckets); then the\n"
-    "              objects of the emptiest pinned blocks, each with a\n"
-    "              retainer path\n"
-    "    --sample N         show the objects of the N emptiest pinned blocks\n"
-    "                       (default 3; 0 for none)\n"
-    "              e.g.  pinned blocks  1210 in 1204 groups (4840.0 KiB),\n"
-    "                    live 174.0 KiB (3.6%)\n"
-    "                      0- 10%      1200 groups    4915200 bytes  ####\n",
-    1, debug_blocks_run};
-const debug_command debug_cmd_dups = {
-    "dups", "rtscope debug dups TARGET [--limit N] [--no-gc|--fork]\n",
-    "  dups        identical immutable closures (same info table, same\n"
-    "              payload): constructors, frozen arrays and byte arrays\n"
-    "              that could be one shared closure, by bytes wasted\n"
-    "              ((count - 1) * size), with constructor and source\n"
-    "    --limit N          at most N groups (default 20)\n"
-    "              e.g.       count     size       wasted  closure\n"
-    "                           500       24        11976  CONSTR_2_0\n"
-    "                    main:Main:Dup  at Main Fragment.hs:27:12-22 ...\n",
-    1, debug_dups_run};
-const debug_command debug_cmd_gml = {
-    "gml", "rtscope debug gml TARGET -o FILE [--no-gc|--fork]\n",
-    "  gml         write the type-points-from graph in GML: a node per\n"
-    "              constructor or closure type (count, bytes), an edge A -> B\n"
-    "              with the number of pointers from A closures to B closures\n"
-    "    -o FILE            the output file (- for standard output)\n"
-    "              e.g.  node [ id 111 label \"main:Main:Kept\"\n"
-    "                      kind \"constructor\" count 1200 bytes 28800 ]\n"
-    "                    edge [ source 111 target 92 count 1200 ]  (-> PS)\n",
-    1, debug_gml_run};
-
-const debug_command debug_cmd_dominators = {
-    "dominators",
-    "rtscope debug dominators TARGET [--threshold PCT] [--limit N] [--html "
-    "FILE]\n"
-    "                         [--no-gc|--fork]\n",
-    "  dominators  the dominator tree of the reachable heap: retained sizes\n"
-    "              by info table, constructor and module (a group's closures\n"
-    "              that no other of the group dominates), and the leak\n"
-    "              suspects: closures retaining at least PCT% of the heap,\n"
-    "              followed down to where the bytes spread out, each with\n"
-    "              what it mostly holds and its retainer path\n"
-    "    --threshold PCT    a suspect retains at least PCT% (default 10)\n"
-    "    --limit N          at most N rows a table (default 20)\n"
-    "    --html FILE        write the report as a self-contained page\n"
-    "              e.g.  suspect 1: 0x004200a1b2c0 0x4d2e10 CONSTR\n"
-    "                    containers:Data.Map.Internal.Bin\n"
-    "                      retains 41230000 bytes (71.2% of the heap)\n",
-    1, debug_dominators_run};
-
-const debug_command debug_cmd_diff = {
-    "diff", "rtscope debug diff A B [--limit N] [--paths K] [--no-gc|--fork]\n",
-    "  diff        what grew from heap A to heap B of one program (A and B\n"
-    "              snapshots, or B the live program): closures and bytes\n"
-    "              by info table, constructor and module, largest growth\n"
-    "              first, and for the K info tables that grew most a\n"
-    "              closure of B and its retainer path\n"
-    "    --limit N          at most N rows a table (default 20)\n"
-    "    --paths K          retainer paths for K growers (default 3)\n"
-    "              e.g.         +bytes      +count     bytes in B  count in B\n"
-    "                        +1920000      +60000        1920032       60001\n"
-    "                    CONSTR main:Main.Request\n",
-    1, debug_diff_run};
 
 static const debug_command *const debug_commands[] = {
     &debug_cmd_list,     &debug_cmd_pause,      &debug_cmd_resume,

@@ -316,3 +316,17 @@ int debug_diff_run(int argc, char **argv)
                   : debug_diff(a.target[0], a.target[1], a.gc, (size_t)limit,
                                (size_t)paths);
 }
+
+const debug_command debug_cmd_diff = {
+    "diff", "rtscope debug diff A B [--limit N] [--paths K] [--no-gc|--fork]\n",
+    "  diff        what grew from heap A to heap B of one program (A and B\n"
+    "              snapshots, or B the live program): closures and bytes\n"
+    "              by info table, constructor and module, largest growth\n"
+    "              first, and for the K info tables that grew most a\n"
+    "              closure of B and its retainer path\n"
+    "    --limit N          at most N rows a table (default 20)\n"
+    "    --paths K          retainer paths for K growers (default 3)\n"
+    "              e.g.         +bytes      +count     bytes in B  count in B\n"
+    "                        +1920000      +60000        1920032       60001\n"
+    "                    CONSTR main:Main.Request\n",
+    1, debug_diff_run};

@@ -412,3 +412,22 @@ int debug_dominators_run(int argc, char **argv)
                   : debug_dominators(a.target[0], a.gc, threshold,
                                      (size_t)limit, html);
 }
+
+const debug_command debug_cmd_dominators = {
+    "dominators",
+    "rtscope debug dominators TARGET [--threshold PCT] [--limit N] [--html "
+    "FILE]\n"
+    "                         [--no-gc|--fork]\n",
+    "  dominators  the dominator tree of the reachable heap: retained sizes\n"
+    "              by info table, constructor and module (a group's closures\n"
+    "              that no other of the group dominates), and the leak\n"
+    "              suspects: closures retaining at least PCT% of the heap,\n"
+    "              followed down to where the bytes spread out, each with\n"
+    "              what it mostly holds and its retainer path\n"
+    "    --threshold PCT    a suspect retains at least PCT% (default 10)\n"
+    "    --limit N          at most N rows a table (default 20)\n"
+    "    --html FILE        write the report as a self-contained page\n"
+    "              e.g.  suspect 1: 0x004200a1b2c0 0x4d2e10 CONSTR\n"
+    "                    containers:Data.Map.Internal.Bin\n"
+    "                      retains 41230000 bytes (71.2% of the heap)\n",
+    1, debug_dominators_run};

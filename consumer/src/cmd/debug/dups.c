@@ -322,3 +322,15 @@ int debug_dups_run(int argc, char **argv)
     int r = debug_parse_args(&debug_cmd_dups, argc, argv, opts, 1, &a);
     return r >= 0 ? r : debug_dups(a.target[0], (size_t)limit, a.gc);
 }
+
+const debug_command debug_cmd_dups = {
+    "dups", "rtscope debug dups TARGET [--limit N] [--no-gc|--fork]\n",
+    "  dups        identical immutable closures (same info table, same\n"
+    "              payload): constructors, frozen arrays and byte arrays\n"
+    "              that could be one shared closure, by bytes wasted\n"
+    "              ((count - 1) * size), with constructor and source\n"
+    "    --limit N          at most N groups (default 20)\n"
+    "              e.g.       count     size       wasted  closure\n"
+    "                           500       24        11976  CONSTR_2_0\n"
+    "                    main:Main:Dup  at Main Fragment.hs:27:12-22 ...\n",
+    1, debug_dups_run};

@@ -313,3 +313,14 @@ int debug_gml_run(int argc, char **argv)
         return debug_usage_error(&debug_cmd_gml, "gml needs -o FILE");
     return debug_gml(a.target[0], out, a.gc);
 }
+
+const debug_command debug_cmd_gml = {
+    "gml", "rtscope debug gml TARGET -o FILE [--no-gc|--fork]\n",
+    "  gml         write the type-points-from graph in GML: a node per\n"
+    "              constructor or closure type (count, bytes), an edge A -> B\n"
+    "              with the number of pointers from A closures to B closures\n"
+    "    -o FILE            the output file (- for standard output)\n"
+    "              e.g.  node [ id 111 label \"main:Main:Kept\"\n"
+    "                      kind \"constructor\" count 1200 bytes 28800 ]\n"
+    "                    edge [ source 111 target 92 count 1200 ]  (-> PS)\n",
+    1, debug_gml_run};

@@ -250,3 +250,19 @@ int debug_retainers_run(int argc, char **argv)
                                  "ADDR, --address ADDR");
     return debug_retainers(a.target[0], name, info, addr, (size_t)limit, a.gc);
 }
+
+const debug_command debug_cmd_retainers = {
+    "retainers",
+    "rtscope debug retainers TARGET (--constructor NAME | --info ADDR |\n"
+    "                                       --address ADDR) [--limit K] "
+    "[--no-gc|--fork]\n",
+    "  retainers   pause, search the heap breadth-first from the roots and\n"
+    "              print, for each closure of constructor NAME found (Leak,\n"
+    "              Main.Leak or main:Main:Leak), a shortest path from a root\n"
+    "              to it: address, closure type, constructor and source\n"
+    "              location (when the program was built with -g)\n"
+    "    --constructor NAME the constructor to look for, or\n"
+    "    --info ADDR        closures with this info table (hex), or\n"
+    "    --address ADDR     the closure at this address (hex)\n"
+    "    --limit K          at most K paths (default 1)\n",
+    1, debug_retainers_run};

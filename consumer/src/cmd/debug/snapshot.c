@@ -118,3 +118,13 @@ int debug_snapshot_cmd_run(int argc, char **argv)
         return debug_usage_error(&debug_cmd_snapshot, "needs -o FILE");
     return debug_snapshot_run(a.target[0], out, a.gc, blocks);
 }
+
+const debug_command debug_cmd_snapshot = {
+    "snapshot",
+    "rtscope debug snapshot TARGET -o FILE [--no-gc|--fork] [--no-blocks]\n",
+    "  snapshot    pause, copy what a walk from the roots reaches (closures,\n"
+    "              info tables, bitmaps, SRTs) and the block list, resume,\n"
+    "              then write FILE (zstd-compressed; docs/debug.md)\n"
+    "    -o, --output FILE  where to write it\n"
+    "    --no-blocks        leave out the block list (a shorter pause)\n",
+    1, debug_snapshot_cmd_run};
