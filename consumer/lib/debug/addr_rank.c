@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PAGE_SHIFT 20
+#define PAGE_SHIFT RANK_PAGE_SHIFT
 #define PAGE_WORDS ((size_t)1 << (PAGE_SHIFT - 3 - 6)) /* uint64_t a page */
 
 static rpage *rank_page(rankset *s, uint64_t a, int create)
@@ -40,7 +40,7 @@ static rpage *rank_page(rankset *s, uint64_t a, int create)
     return s->last;
 }
 
-int rank_add(rankset *s, uint64_t a)
+int rank_add_slow(rankset *s, uint64_t a)
 {
     rpage *p = rank_page(s, a, 1);
     if (!p)

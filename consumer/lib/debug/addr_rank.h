@@ -32,9 +32,27 @@ typedef struct rankset {
     size_t total; /* after rank_finish: the addresses in the set */
 } rankset;
 
+#define RANK_PAGE_SHIFT 20
+
+/* rank_add when a is not in the last page used. */
+int rank_add_slow(rankset *s, uint64_t a);
+
 /* Add an address (8-aligned): 1 if it was not in the set, 0 if it was,
- * -1 when out of memory. */
-int rank_add(rankset *s, uint64_t a);
+ * -1 when out of memory. Inline: the walk adds every pointer it meets, and
+ * a breadth-first walk mostly meets the page it met last. */
+static inline int rank_add(rankset *s, uint64_t a)
+{
+    if (s->last && (a >> RANK_PAGE_SHIFT) + 1 == s->last_key) {
+        uint64_t w = (a & (((uint64_t)1 << RANK_PAGE_SHIFT) - 1)) >> 3;
+        uint64_t bit = (uint64_t)1 << (w & 63);
+        uint64_t *word = &s->last->bits[w >> 6];
+        if (*word & bit)
+            return 0;
+        *word |= bit;
+        return 1;
+    }
+    return rank_add_slow(s, a);
+}
 /* After the last rank_add: compute the ranks (in address order). */
 int rank_finish(rankset *s);
 /* The rank of a, or RANK_NONE when a is not in the set. */

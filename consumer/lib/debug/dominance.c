@@ -58,48 +58,65 @@ void dbg_domtree_free(dbg_domtree *t)
     memset(t, 0, sizeof(*t));
 }
 
+/* Entering c (enter 1) or leaving it (enter 0), for each grouping. */
+static void group_step(const dbg_graph *g, int k, const uint32_t *const *gid,
+                       dbg_group_sum *const *out, uint32_t *const *open,
+                       uint32_t c, int enter)
+{
+    for (int j = 0; j < k; j++) {
+        uint32_t x = gid[j][g->info[c]];
+        if (!enter) {
+            open[j][x]--;
+            continue;
+        }
+        if (!open[j][x]) {
+            out[j][x].retained += g->retained[c];
+            out[j][x].top++;
+        }
+        open[j][x]++;
+        out[j][x].count++;
+        out[j][x].bytes += g->size[c];
+    }
+}
+
 /* Note [Retained size by group]: a preorder walk of the dominator tree. */
-int dbg_dom_group_sums(const dbg_graph *g, const dbg_domtree *t,
-                       const uint32_t *gid, size_t ngroups, dbg_group_sum *out)
+int dbg_dom_group_sums(const dbg_graph *g, const dbg_domtree *t, int k,
+                       const uint32_t *const *gid, const size_t *ngroups,
+                       dbg_group_sum *const *out)
 {
     size_t n = t->n;
     uint32_t *stack = malloc((n + 1) * sizeof(uint32_t));
     uint32_t *next = malloc((n + 1) * sizeof(uint32_t));
-    uint32_t *open = calloc(ngroups ? ngroups : 1, sizeof(uint32_t));
-    memset(out, 0, ngroups * sizeof(*out));
-    if (!stack || !next || !open) {
-        free(stack);
-        free(next);
-        free(open);
-        return -1;
+    uint32_t *open[8] = {0};
+    int bad = !stack || !next || k > 8;
+    for (int j = 0; j < k && !bad; j++) {
+        memset(out[j], 0, ngroups[j] * sizeof(*out[j]));
+        bad =
+            !(open[j] = calloc(ngroups[j] ? ngroups[j] : 1, sizeof(uint32_t)));
     }
     size_t sp = 0;
-    stack[sp] = (uint32_t)n;
-    next[sp++] = t->coff[n];
+    if (!bad) {
+        stack[sp] = (uint32_t)n;
+        next[sp++] = t->coff[n];
+    }
     while (sp > 0) {
         uint32_t v = stack[sp - 1];
         if (next[sp - 1] == t->coff[v + 1]) { /* leave v */
             sp--;
             if (v != n)
-                open[gid[g->info[v]]]--;
+                group_step(g, k, gid, out, open, v, 0);
             continue;
         }
         uint32_t c = t->child[next[sp - 1]++];
-        uint32_t k = gid[g->info[c]]; /* enter c */
-        if (!open[k]) {
-            out[k].retained += g->retained[c];
-            out[k].top++;
-        }
-        open[k]++;
-        out[k].count++;
-        out[k].bytes += g->size[c];
+        group_step(g, k, gid, out, open, c, 1);
         stack[sp] = c;
         next[sp++] = t->coff[c];
     }
     free(stack);
     free(next);
-    free(open);
-    return 0;
+    for (int j = 0; j < k; j++)
+        free(open[j]);
+    return bad ? -1 : 0;
 }
 
 /* Does closure c end the descent (Note [Leak suspects])? */

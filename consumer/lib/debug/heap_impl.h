@@ -32,8 +32,15 @@ struct dbg_info_cache {
     hmap index; /* info ptr -> index + 1 */
 };
 
-/* The cached info table of ptr, or NULL (nothing is fetched). */
-dbg_info *info_cache_lookup(dbg_heap *h, uint64_t ptr);
+/* The cached info table of ptr, or NULL (nothing is fetched). Inline: the
+ * walk asks for each closure's. */
+static inline dbg_info *info_cache_lookup(dbg_heap *h, uint64_t ptr)
+{
+    uint64_t v;
+    if (!h->cache || !hmap_get(&h->cache->index, ptr, &v))
+        return NULL;
+    return &h->cache->infos[v - 1];
+}
 /* Fetch the info tables of the pointers not yet cached (0 is skipped), in
  * one request. 0, or -1 with h->err set. */
 int info_cache_fetch(dbg_heap *h, const uint64_t *ptrs, size_t n);

@@ -24,14 +24,6 @@ void info_cache_free(dbg_info_cache *c)
     memset(c, 0, sizeof(*c));
 }
 
-dbg_info *info_cache_lookup(dbg_heap *h, uint64_t ptr)
-{
-    uint64_t v;
-    if (!h->cache || !hmap_get(&h->cache->index, ptr, &v))
-        return NULL;
-    return &h->cache->infos[v - 1];
-}
-
 /* The pointers of ptrs[0..n) neither cached nor 0, each once, into a
  * malloc'd array (*nw of them); NULL when out of memory. */
 static uint64_t *uncached(dbg_heap *h, const uint64_t *ptrs, size_t n,

@@ -59,8 +59,14 @@ START_TEST(group_sums_count_a_list_once)
     ck_assert_int_eq(dbg_domtree_build(&g, &t), 0);
     ck_assert_uint_eq(t.coff[9 + 1] - t.coff[9], 1); /* one root child */
     const uint32_t gid[] = {0, 1, 2};                /* info i -> group i */
-    dbg_group_sum s[3];
-    ck_assert_int_eq(dbg_dom_group_sums(&g, &t, gid, 3, s), 0);
+    dbg_group_sum s[3], m[2];
+    /* by info table and by "module" (box and cells in group 0, payloads
+     * in 1), in one walk */
+    const uint32_t mod[] = {0, 1, 0};
+    const uint32_t *gids[] = {gid, mod};
+    const size_t ng[] = {3, 2};
+    dbg_group_sum *const out[] = {s, m};
+    ck_assert_int_eq(dbg_dom_group_sums(&g, &t, 2, gids, ng, out), 0);
     ck_assert_uint_eq(s[0].retained, 4 * 24 + 4 * 16);
     ck_assert_uint_eq(s[0].bytes, 4 * 24);
     ck_assert_uint_eq(s[0].count, 4);
@@ -68,13 +74,10 @@ START_TEST(group_sums_count_a_list_once)
     ck_assert_uint_eq(s[1].retained, 4 * 16); /* four tops of their own */
     ck_assert_uint_eq(s[1].top, 4);
     ck_assert_uint_eq(s[2].retained, g.bytes);
-    /* by "module": box and cells in group 0, payloads in 1 */
-    const uint32_t mod[] = {0, 1, 0};
-    ck_assert_int_eq(dbg_dom_group_sums(&g, &t, mod, 2, s), 0);
-    ck_assert_uint_eq(s[0].retained, g.bytes);
-    ck_assert_uint_eq(s[0].top, 1);
-    ck_assert_uint_eq(s[0].count, 5);
-    ck_assert_uint_eq(s[1].retained, 64);
+    ck_assert_uint_eq(m[0].retained, g.bytes);
+    ck_assert_uint_eq(m[0].top, 1);
+    ck_assert_uint_eq(m[0].count, 5);
+    ck_assert_uint_eq(m[1].retained, 64);
     dbg_domtree_free(&t);
     untree(&g);
 }

@@ -31,11 +31,13 @@ typedef struct dbg_group_sum {
     uint32_t top;      /* its closures no other of the group dominates */
 } dbg_group_sum;
 
-/* The sums of ngroups groups (out: ngroups, zeroed here); gid: the group
- * of each info table, indexed as dbg_graph.info. 0, or -1 when out of
- * memory. */
-int dbg_dom_group_sums(const dbg_graph *g, const dbg_domtree *t,
-                       const uint32_t *gid, size_t ngroups, dbg_group_sum *out);
+/* The sums of the groups of k groupings at once (one walk of the tree):
+ * grouping j has ngroups[j] groups, gid[j] gives the group of each info
+ * table (indexed as dbg_graph.info), and its sums go to out[j] (ngroups[j]
+ * of them, zeroed here). 0, or -1 when out of memory. */
+int dbg_dom_group_sums(const dbg_graph *g, const dbg_domtree *t, int k,
+                       const uint32_t *const *gid, const size_t *ngroups,
+                       dbg_group_sum *const *out);
 
 /* The leak suspects of threshold thr bytes (Note [Leak suspects] in
  * dominance.c), largest first, at most max into out. Their number, or

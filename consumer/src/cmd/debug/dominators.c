@@ -80,48 +80,69 @@ static int by_retained(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* The rows of grouping k: every info table's group named and summed,
- * largest first, at most limit with closures. */
-static int dom_rows(dom_report *r, dbg_heap *h, const dbg_graph *g,
-                    const dbg_domtree *t, int k, size_t limit)
+/* The group of every info table in grouping k, named into r->names[k];
+ * NULL when out of memory. */
+static uint32_t *dom_gids(dom_report *r, dbg_heap *h, int k)
 {
     size_t ni = dbg_heap_ninfos(h);
     uint32_t *gid = malloc((ni ? ni : 1) * sizeof(uint32_t));
-    if (!gid)
-        return -1;
-    strtab *names = &r->names[k];
-    for (size_t i = 0; i < ni; i++) {
+    for (size_t i = 0; gid && i < ni; i++) {
         char buf[1400];
         debug_group_name(h, dbg_heap_info_at(h, i), (enum debug_grouping)k, 1,
                          buf, sizeof(buf));
-        long id = strtab_id_str(names, buf);
+        int64_t id = strtab_id_str(&r->names[k], buf);
         if (id < 0) {
             free(gid);
-            return -1;
+            return NULL;
         }
         gid[i] = (uint32_t)id;
     }
-    size_t ng = names->n;
-    dbg_group_sum *sums = malloc((ng ? ng : 1) * sizeof(*sums));
-    dom_row *rows = malloc((ng ? ng : 1) * sizeof(*rows));
-    int bad = !sums || !rows || dbg_dom_group_sums(g, t, gid, ng, sums) != 0;
-    free(gid);
-    if (bad) {
-        free(sums);
-        free(rows);
-        return -1;
-    }
+    return gid;
+}
+
+/* The rows of grouping k from its sums: largest first, at most limit with
+ * closures. Takes sums. */
+static void dom_rows(dom_report *r, int k, dbg_group_sum *sums, size_t limit,
+                     dom_row *rows)
+{
+    size_t ng = r->names[k].n;
     for (size_t i = 0; i < ng; i++)
-        rows[i] =
-            (dom_row){.name = names->s[i], .id = (uint32_t)i, .sum = sums[i]};
-    free(sums);
+        rows[i] = (dom_row){
+            .name = r->names[k].s[i], .id = (uint32_t)i, .sum = sums[i]};
     qsort(rows, ng, sizeof(*rows), by_retained);
     size_t m = 0;
     while (m < ng && m < limit && rows[m].sum.count)
         m++;
     r->rows[k] = rows;
     r->nrows[k] = m;
-    return 0;
+}
+
+/* Every grouping's rows, summed in one walk of the tree. */
+static int dom_groups(dom_report *r, dbg_heap *h, const dbg_graph *g,
+                      const dbg_domtree *t, size_t limit)
+{
+    uint32_t *gid[G_N] = {0};
+    dbg_group_sum *sums[G_N] = {0};
+    size_t ng[G_N] = {0};
+    int bad = 0;
+    for (int k = 0; k < G_N && !bad; k++) {
+        gid[k] = dom_gids(r, h, k);
+        ng[k] = r->names[k].n;
+        sums[k] = malloc((ng[k] ? ng[k] : 1) * sizeof(*sums[k]));
+        bad = !gid[k] || !sums[k];
+    }
+    bad = bad || dbg_dom_group_sums(g, t, G_N, (const uint32_t *const *)gid, ng,
+                                    sums) != 0;
+    for (int k = 0; k < G_N; k++) {
+        dom_row *rows =
+            bad ? NULL : malloc((ng[k] ? ng[k] : 1) * sizeof(*rows));
+        bad |= !rows;
+        if (rows)
+            dom_rows(r, k, sums[k], limit, rows);
+        free(gid[k]);
+        free(sums[k]);
+    }
+    return bad ? -1 : 0;
 }
 
 /* Suspect v, named, with its composition and retainer path. */
@@ -165,9 +186,7 @@ static int dom_report_build(dom_report *r, dbg_heap *h, const dbg_graph *g,
     dbg_domtree t;
     if (dbg_domtree_build(g, &t) != 0)
         return -1;
-    int bad = 0;
-    for (int k = 0; k < G_N && !bad; k++)
-        bad = dom_rows(r, h, g, &t, k, limit) != 0;
+    int bad = dom_groups(r, h, g, &t, limit) != 0;
     r->thr = (uint64_t)((double)g->bytes * r->threshold / 100.0);
     if (r->thr == 0)
         r->thr = 1;
