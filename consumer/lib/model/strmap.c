@@ -1,16 +1,14 @@
-/* strmap: 64-bit keys to owned strings, over the consumer's hash map
- * (key -> index + 1 into the strings). */
+/* strmap: 64-bit keys to owned strings, over the consumer's hash map (the
+ * value is the string's pointer). */
 #include "rtscope/model/strmap.h"
-#include "rtscope/base/grow.h"
 #include "rtscope/base/hmap.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct strmap {
-    hmap index;
-    char **vals;
-    size_t n, cap;
+    hmap index; /* key -> (uintptr_t) owned string */
 };
 
 strmap *strmap_new(void)
@@ -22,29 +20,12 @@ void strmap_free(strmap *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->n; i++)
-        free(m->vals[i]);
-    free(m->vals);
+    size_t pos = 0;
+    uint64_t v;
+    while (hmap_next(&m->index, &pos, NULL, &v))
+        free((char *)(uintptr_t)v);
     hmap_free(&m->index);
     free(m);
-}
-
-/* Where key's string is, or NULL when it has none. */
-static char **strmap_slot(const strmap *m, uint64_t key)
-{
-    uint64_t v;
-    return hmap_get(&m->index, key, &v) ? &m->vals[v - 1] : NULL;
-}
-
-/* A new slot for key. */
-static char **strmap_new_slot(strmap *m, uint64_t key)
-{
-    if (rt_grow((void **)&m->vals, &m->cap, m->n, sizeof(*m->vals), 64) != 0)
-        return NULL;
-    if (hmap_put(&m->index, key, m->n + 1) != 0)
-        return NULL;
-    m->vals[m->n] = NULL;
-    return &m->vals[m->n++];
 }
 
 int strmap_put(strmap *m, uint64_t key, const char *s, size_t len)
@@ -54,23 +35,23 @@ int strmap_put(strmap *m, uint64_t key, const char *s, size_t len)
         return -1;
     memcpy(copy, s, len);
     copy[len] = 0;
-    char **slot = strmap_slot(m, key);
-    if (!slot && !(slot = strmap_new_slot(m, key))) {
+    uint64_t *slot = hmap_at(&m->index, key, NULL);
+    if (!slot) {
         free(copy);
         return -1;
     }
-    free(*slot);
-    *slot = copy;
+    free((char *)(uintptr_t)*slot); /* 0 for a new key */
+    *slot = (uint64_t)(uintptr_t)copy;
     return 0;
 }
 
 const char *strmap_get(const strmap *m, uint64_t key)
 {
-    char **slot = strmap_slot(m, key);
-    return slot ? *slot : NULL;
+    uint64_t v;
+    return hmap_get(&m->index, key, &v) ? (const char *)(uintptr_t)v : NULL;
 }
 
 size_t strmap_count(const strmap *m)
 {
-    return m->n;
+    return m->index.n;
 }

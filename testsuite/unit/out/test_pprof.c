@@ -263,7 +263,8 @@ START_TEST(diff_base)
 }
 END_TEST
 
-Suite *hp_suite(void); /* test_hp.c */
+Suite *hp_suite(void);     /* test_hp.c */
+Suite *strmap_suite(void); /* test_strmap.c */
 
 int main(void)
 {
@@ -275,6 +276,7 @@ int main(void)
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_add_suite(sr, hp_suite());
+    srunner_add_suite(sr, strmap_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
