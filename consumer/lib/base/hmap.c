@@ -25,19 +25,25 @@ static uint64_t hmap_hash_key(uint64_t hash)
 
 static int hmap_resize(hmap *m, size_t cap)
 {
-    hmap_slot *ns = calloc(cap, sizeof(*ns));
-    if (!ns)
+    uint64_t *nk = calloc(cap, sizeof(*nk)), *nv = malloc(cap * sizeof(*nv));
+    if (!nk || !nv) {
+        free(nk);
+        free(nv);
         return -1;
-    for (size_t i = 0; i < m->cap; i++) {
-        if (!m->slot[i].key)
-            continue;
-        size_t j = hmap_mix(m->slot[i].key) & (cap - 1);
-        while (ns[j].key)
-            j = (j + 1) & (cap - 1);
-        ns[j] = m->slot[i];
     }
-    free(m->slot);
-    m->slot = ns;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->keys[i])
+            continue;
+        size_t j = hmap_mix(m->keys[i]) & (cap - 1);
+        while (nk[j])
+            j = (j + 1) & (cap - 1);
+        nk[j] = m->keys[i];
+        nv[j] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->vals);
+    m->keys = nk;
+    m->vals = nv;
     m->cap = cap;
     return 0;
 }
@@ -48,7 +54,7 @@ int hmap_reserve(hmap *m, size_t n)
         return 0;
     size_t cap = m->cap ? m->cap : HMAP_MIN_CAP;
     while (n > cap / 2) {
-        if (cap > SIZE_MAX / 2 / sizeof(hmap_slot))
+        if (cap > SIZE_MAX / 2 / sizeof(uint64_t))
             return -1;
         cap *= 2;
     }
@@ -59,7 +65,7 @@ int hmap_reserve(hmap *m, size_t n)
 static size_t hmap_slot_of(const hmap *m, uint64_t key)
 {
     size_t j = hmap_mix(key) & (m->cap - 1);
-    while (m->slot[j].key && m->slot[j].key != key)
+    while (m->keys[j] && m->keys[j] != key)
         j = (j + 1) & (m->cap - 1);
     return j;
 }
@@ -81,14 +87,14 @@ uint64_t *hmap_at(hmap *m, uint64_t key, int *added)
     if (hmap_reserve(m, m->n + 1) != 0)
         return NULL;
     size_t j = hmap_slot_of(m, key);
-    if (!m->slot[j].key) {
-        m->slot[j].key = key;
-        m->slot[j].val = 0;
+    if (!m->keys[j]) {
+        m->keys[j] = key;
+        m->vals[j] = 0;
         m->n++;
         if (added)
             *added = 1;
     }
-    return &m->slot[j].val;
+    return &m->vals[j];
 }
 
 int hmap_put(hmap *m, uint64_t key, uint64_t val)
@@ -100,7 +106,7 @@ int hmap_put(hmap *m, uint64_t key, uint64_t val)
     return 0;
 }
 
-int hmap_get(const hmap *m, uint64_t key, uint64_t *val)
+int hmap_lookup(const hmap *m, uint64_t key, uint64_t *val)
 {
     if (!key) {
         if (m->has_zero && val)
@@ -110,10 +116,10 @@ int hmap_get(const hmap *m, uint64_t key, uint64_t *val)
     if (!m->cap)
         return 0;
     size_t j = hmap_slot_of(m, key);
-    if (!m->slot[j].key)
+    if (!m->keys[j])
         return 0;
     if (val)
-        *val = m->slot[j].val;
+        *val = m->vals[j];
     return 1;
 }
 
@@ -123,11 +129,11 @@ int hmap_find(const hmap *m, uint64_t hash, hmap_eq_fn eq, const void *ctx,
     if (!m->cap)
         return 0;
     uint64_t key = hmap_hash_key(hash);
-    for (size_t j = hmap_mix(key) & (m->cap - 1); m->slot[j].key;
+    for (size_t j = hmap_mix(key) & (m->cap - 1); m->keys[j];
          j = (j + 1) & (m->cap - 1)) {
-        if (m->slot[j].key == key && eq(ctx, m->slot[j].val)) {
+        if (m->keys[j] == key && eq(ctx, m->vals[j])) {
             if (val)
-                *val = m->slot[j].val;
+                *val = m->vals[j];
             return 1;
         }
     }
@@ -140,10 +146,10 @@ int hmap_add(hmap *m, uint64_t hash, uint64_t val)
         return -1;
     uint64_t key = hmap_hash_key(hash);
     size_t j = hmap_mix(key) & (m->cap - 1);
-    while (m->slot[j].key)
+    while (m->keys[j])
         j = (j + 1) & (m->cap - 1);
-    m->slot[j].key = key;
-    m->slot[j].val = val;
+    m->keys[j] = key;
+    m->vals[j] = val;
     m->n++;
     return 0;
 }
@@ -162,11 +168,11 @@ int hmap_next(const hmap *m, size_t *pos, uint64_t *key, uint64_t *val)
         }
     }
     for (size_t i = *pos - 1; i < m->cap; i++) {
-        if (m->slot[i].key) {
+        if (m->keys[i]) {
             if (key)
-                *key = m->slot[i].key;
+                *key = m->keys[i];
             if (val)
-                *val = m->slot[i].val;
+                *val = m->vals[i];
             *pos = i + 2;
             return 1;
         }
@@ -175,16 +181,9 @@ int hmap_next(const hmap *m, size_t *pos, uint64_t *key, uint64_t *val)
     return 0;
 }
 
-void hmap_clear(hmap *m)
-{
-    if (m->cap)
-        memset(m->slot, 0, m->cap * sizeof(*m->slot));
-    m->n = 0;
-    m->has_zero = 0;
-}
-
 void hmap_free(hmap *m)
 {
-    free(m->slot);
+    free(m->keys);
+    free(m->vals);
     memset(m, 0, sizeof(*m));
 }

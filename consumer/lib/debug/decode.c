@@ -5,22 +5,10 @@
  * pointer map; without a map (snapshots of format 1), from the stack and
  * argument bitmaps the source holds. */
 #include "heap_impl.h"
-#include "rtscope/base/grow.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-int ptrvec_push(ptrvec *p, uint64_t x)
-{
-    x = UNTAG(x);
-    if (!x)
-        return 0;
-    if (rt_grow((void **)&p->v, &p->cap, p->n, sizeof(*p->v), 64) != 0)
-        return -1;
-    p->v[p->n++] = x;
-    return 0;
-}
 
 static uint64_t word_at(const unsigned char *mem, uint32_t size, size_t i)
 {
@@ -41,41 +29,6 @@ static void push_words(ptrvec *out, const unsigned char *mem, uint32_t size,
 {
     for (size_t i = first; i < first + count && (i + 1) * WORD <= size; i++)
         ptrvec_push(out, dbg_rdptr(mem + i * WORD));
-}
-
-int clo_rec_next(const dbg_buf *b, size_t *off, clo_rec *r)
-{
-    size_t o = *off;
-    memset(r, 0, sizeof(*r));
-    if (b->len - o < 4)
-        return 0;
-    r->size = dbg_rd32(b->p + o);
-    o += 4;
-    if (r->size == 0) {
-        if (b->len - o < 2)
-            return 0;
-        r->whylen = dbg_rd16(b->p + o);
-        o += 2;
-        if (b->len - o < r->whylen)
-            return 0;
-        r->why = (const char *)b->p + o;
-        o += r->whylen;
-    } else {
-        if (b->len - o < r->size || r->size % WORD)
-            return 0;
-        r->mem = b->p + o;
-        o += r->size;
-        if (b->len - o < 4)
-            return 0;
-        r->nmap = dbg_rd32(b->p + o);
-        o += 4;
-        if ((r->nmap && r->nmap != r->size / WORD) || b->len - o < r->nmap)
-            return 0;
-        r->map = r->nmap ? b->p + o : NULL;
-        o += r->nmap;
-    }
-    *off = o;
-    return 1;
 }
 
 size_t clo_rec_len(const unsigned char *p, size_t len)

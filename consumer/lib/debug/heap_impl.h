@@ -4,11 +4,13 @@
 #ifndef RTSCOPE_HEAP_IMPL_H
 #define RTSCOPE_HEAP_IMPL_H
 
+#include "rtscope/base/grow.h"
 #include "rtscope/base/hmap.h"
 #include "rtscope/debug/debug_heap.h"
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define WORD ((size_t)8)
 #define UNTAG(p) ((p) & ~(uint64_t)7)
@@ -59,8 +61,42 @@ typedef struct clo_rec {
     uint16_t whylen;
 } clo_rec;
 
-/* The next record of a closures reply at *off: 1, or 0 if malformed. */
-int clo_rec_next(const dbg_buf *b, size_t *off, clo_rec *r);
+/* The next record of a closures reply at *off: 1, or 0 if malformed.
+ * Inline, as ptrvec_push: the walk calls them for every closure. */
+static inline int clo_rec_next(const dbg_buf *b, size_t *off, clo_rec *r)
+{
+    size_t o = *off;
+    memset(r, 0, sizeof(*r));
+    if (b->len - o < 4)
+        return 0;
+    r->size = dbg_rd32(b->p + o);
+    o += 4;
+    if (r->size == 0) {
+        if (b->len - o < 2)
+            return 0;
+        r->whylen = dbg_rd16(b->p + o);
+        o += 2;
+        if (b->len - o < r->whylen)
+            return 0;
+        r->why = (const char *)b->p + o;
+        o += r->whylen;
+    } else {
+        if (b->len - o < r->size || r->size % WORD)
+            return 0;
+        r->mem = b->p + o;
+        o += r->size;
+        if (b->len - o < 4)
+            return 0;
+        r->nmap = dbg_rd32(b->p + o);
+        o += 4;
+        if ((r->nmap && r->nmap != r->size / WORD) || b->len - o < r->nmap)
+            return 0;
+        r->map = r->nmap ? b->p + o : NULL;
+        o += r->nmap;
+    }
+    *off = o;
+    return 1;
+}
 /* The length of the record at p (within len), 0 if malformed. */
 size_t clo_rec_len(const unsigned char *p, size_t len);
 
@@ -71,7 +107,16 @@ typedef struct ptrvec {
 } ptrvec;
 
 /* Push UNTAG(x) unless it is 0; -1 when out of memory. */
-int ptrvec_push(ptrvec *p, uint64_t x);
+static inline int ptrvec_push(ptrvec *p, uint64_t x)
+{
+    x = UNTAG(x);
+    if (!x)
+        return 0;
+    if (rt_grow((void **)&p->v, &p->cap, p->n, sizeof(*p->v), 64) != 0)
+        return -1;
+    p->v[p->n++] = x;
+    return 0;
+}
 
 /* Where a closure is and whence it was reached. */
 typedef struct decode_at {

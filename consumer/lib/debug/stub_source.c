@@ -76,7 +76,7 @@ static int stub_roots(void *src, uint64_t **out, size_t *n)
 static void stub_walk_begins(void *src)
 {
     dbg_stub_source *s = src;
-    hmap_clear(&s->ahead.index);
+    hmap_free(&s->ahead.index);
     s->ahead.buf.len = 0;
 }
 
@@ -119,7 +119,7 @@ static int ask_closures(dbg_conn *c, const ahead_cache *a,
 static int keep_ahead(ahead_cache *a, const dbg_buf *reply, size_t off)
 {
     if (a->buf.len > AHEAD_MAX_BYTES) {
-        hmap_clear(&a->index);
+        hmap_free(&a->index); /* a small table again: misses stay in cache */
         a->buf.len = 0;
     }
     for (;;) {

@@ -1,6 +1,8 @@
 /* hmap: the consumer's one hash map. Open addressing with linear probing,
- * at most half full; a slot is two 64-bit words (key, value) in one array,
- * so a lookup that hits costs one cache line.
+ * at most half full; keys and values in arrays of their own, so that a
+ * search that misses (most of them, in the walk's read-ahead cache) reads
+ * only keys. A map that is done with is freed, not emptied: a large empty
+ * table makes every miss a cache miss.
  *
  * Two ways to use one (never both in the same map):
  * - Numbers as keys (addresses, info pointers, ids): hmap_put, hmap_get,
@@ -22,13 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct hmap_slot {
-    uint64_t key; /* 0: empty */
-    uint64_t val;
-} hmap_slot;
-
 typedef struct hmap {
-    hmap_slot *slot;
+    uint64_t *keys; /* 0: an empty slot */
+    uint64_t *vals;
     size_t n;     /* entries */
     size_t cap;   /* slots: 0 or a power of two */
     int has_zero; /* key 0's entry, numbers as keys */
@@ -39,8 +37,14 @@ typedef struct hmap {
 
 /* key -> val, replacing what key had. */
 int hmap_put(hmap *m, uint64_t key, uint64_t val);
-/* 1 and *val (if val) when key is there, else 0. */
-int hmap_get(const hmap *m, uint64_t key, uint64_t *val);
+/* hmap_get's search (the map is not empty). */
+int hmap_lookup(const hmap *m, uint64_t key, uint64_t *val);
+/* 1 and *val (if val) when key is there, else 0. Inline: an empty map (a
+ * read-ahead cache between bursts) answers without a call. */
+static inline int hmap_get(const hmap *m, uint64_t key, uint64_t *val)
+{
+    return m->n ? hmap_lookup(m, key, val) : 0;
+}
 /* The value of key, added as 0 if key was not there (*added says which):
  * for counters and accumulators. NULL when out of memory. The pointer is
  * good until the next addition. */
@@ -63,8 +67,6 @@ int hmap_reserve(hmap *m, size_t n);
 /* The next entry from *pos (start at 0): 1 with its key and value, 0 at the
  * end. Order is the slots', not insertion's. */
 int hmap_next(const hmap *m, size_t *pos, uint64_t *key, uint64_t *val);
-/* Forget every entry, keep the slots. */
-void hmap_clear(hmap *m);
 void hmap_free(hmap *m);
 
 #endif
