@@ -60,7 +60,16 @@ main = do
       _ <- usleep 100000
       markAllocating
       forM_ [1 .. 50 :: Int] $ \i -> evaluate (length (show [i .. 100000]))
-    r <- withCString s $ \cs -> call cs (castPtrToStablePtr (castStablePtrToPtr sp))
+    -- start-late's call runs on a thread pinned to capability 0: the main
+    -- thread may have migrated to capability 1, where the allocating thread
+    -- would then wait for it and no GC would ever be pending.
+    let pinned act
+          | s == "start-late" && caps > 1 = do
+              mv <- newEmptyMVar
+              _ <- forkOn 0 (act >>= putMVar mv)
+              takeMVar mv
+          | otherwise = act
+    r <- pinned $ withCString s $ \cs -> call cs (castPtrToStablePtr (castStablePtrToPtr sp))
     putStrLn (s ++ " " ++ show r)
   w <- readIORef work
   putStrLn (if caps == 1 || w > 0 then "done" else "no work on other capabilities")

@@ -94,6 +94,10 @@ static void *resume_later(void *arg)
 }
 #endif
 
+/* The threaded RTS's "a sync (GC or pause) is pending" word (rts/Capability.h,
+ * not a public header); weak, as the non-threaded RTS has none. */
+extern void *volatile pending_sync __attribute__((weak));
+
 /* Set by EventlogCalls.hs just before another capability allocates. */
 static volatile int calls_allocating = 0;
 
@@ -109,9 +113,16 @@ int calls_step(const char *step, HsStablePtr sp)
         return startEventLogging(&calls_writer) ? 1 : 0;
     } else if (strcmp(step, "start-late") == 0) {
         /* Let the GC that another capability's allocation asks for be
-         * pending, waiting for this thread's capability. */
+         * pending, waiting for this thread's capability: wait (15 s at
+         * most) until the RTS says a sync is pending, where it exports
+         * the word (the threaded RTS); a fixed wait alone lost the race
+         * on a loaded machine. */
         for (int i = 0; i < 10000 && !calls_allocating; i++) usleep(1000);
-        usleep(500 * 1000);
+        if (&pending_sync != NULL) {
+            for (int i = 0; i < 15000 && pending_sync == NULL; i++) usleep(1000);
+        } else {
+            usleep(500 * 1000);
+        }
         return startEventLogging(&calls_writer) ? 1 : 0;
     } else if (strcmp(step, "end") == 0) {
         endEventLogging();

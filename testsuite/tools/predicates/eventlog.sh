@@ -49,14 +49,22 @@ calls_run() {
     [ "$rc" = 0 ] || { echo "$d: $* +RTS $rtsf: exit $rc$([ $rc = 124 ] && echo ' (hung)'): $(head -c 300 "$d/stderr")"; return 1; }
 }
 
-# steps_ok FILE STEP...: FILE (EventlogCalls' stdout) says "STEP 1" for each STEP, then "done"
-steps_ok() {
-    local f=$1 s
+# steps_are FILE 'STEP RESULT'...: FILE (EventlogCalls' stdout) has each line 'STEP RESULT', then "done"
+steps_are() {
+    local f=$1 l
     shift
-    for s in "$@"; do
-        grep -qx "$s 1" "$f" || { echo "$f: step $s: $(grep "^$s " "$f" || echo missing)"; return 1; }
+    for l in "$@"; do
+        grep -qx "$l" "$f" || { echo "$f: step ${l%% *}: $(grep "^${l%% *} " "$f" || echo missing), wanted $l"; return 1; }
     done
-    grep -qx 'done' "$f" || { echo "$f: no 'done'"; return 1; }
+    grep -qx 'done' "$f" || { echo "$f: no 'done': $(tail -1 "$f")"; return 1; }
+}
+
+# steps_ok FILE STEP...: FILE says "STEP 1" for each STEP, then "done"
+steps_ok() {
+    local f=$1 s l=()
+    shift
+    for s in "$@"; do l+=("$s 1"); done
+    steps_are "$f" "${l[@]}"
 }
 
 # writer_streams N: eventlog_calls.c's writer (writer.log, here) was given exactly N streams, each called init first
