@@ -35,6 +35,7 @@ extern const cli_command cli_cmd_pprof;
 extern const cli_command cli_cmd_live;
 extern const cli_command cli_cmd_export;
 extern const cli_command cli_cmd_debug;
+extern const cli_command cli_cmd_explore;
 
 /* Options every reading subcommand accepts. */
 typedef struct cli_input_opts {

@@ -165,4 +165,24 @@ typedef int (*dbg_visit_fn)(void *ctx, const dbg_closure *c, uint64_t parent);
 int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
                   dbg_visit_fn fn, void *ctx);
 
+/* One closure read on its own (read.c), for browsing: its memory, info
+ * table, pointers (as the walk follows them: SRT, fields, frames' SRTs)
+ * and, for stacks and applications, the stub's pointer map. */
+typedef struct dbg_read {
+    dbg_closure c;      /* c.mem and c.ptrs point into the buffers below */
+    const uint8_t *map; /* one DEBUG_STUB_WORD_* per word, or NULL */
+    uint32_t nmap;
+    char why[200];  /* when it could not be read */
+    dbg_buf buf;    /* (the reply) */
+    uint64_t *ptrv; /* (the pointers) */
+    size_t ptrcap;
+} dbg_read;
+
+/* Read the closure at addr (the program must be paused): 0, 1 when it
+ * cannot be read (r->why says why), -1 with h->err set when the source
+ * failed. r starts zeroed; call again to reuse it; dbg_read_free at the
+ * end. */
+int dbg_heap_read(dbg_heap *h, uint64_t addr, dbg_read *r);
+void dbg_read_free(dbg_read *r);
+
 #endif

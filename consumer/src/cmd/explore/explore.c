@@ -1,0 +1,230 @@
+/* rtscope explore: browse a heap, live or from a snapshot (docs/explore.md).
+ * Where the heap comes from lives here: the session (a live program
+ * through its debug stub, or a snapshot file), pausing, forking and
+ * resuming; the tree is xtree.c's, the screen xscreen.c's, the picker
+ * xpick.c's. */
+#define _GNU_SOURCE
+#include "explore.h"
+#include "cli.h"
+#include "session.h"
+#include "xpick.h"
+#include "xscreen.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct explorer {
+    debug_session s;
+    xt_tree tree;
+    int have_tree;
+    int paused; /* we paused it (or it is a fork-mode copy) */
+    xs_view v;
+} explorer;
+
+static const char explore_usage[] =
+    "usage: rtscope explore [--snapshots DIR] [TARGET | SNAPSHOT]\n"
+    "\n"
+    "Browse a heap in the terminal: a running program's, through its debug\n"
+    "stub (TARGET as for rtscope debug: a socket path, a pid or a program\n"
+    "name), or a snapshot file's. Without an argument, pick one: the\n"
+    "debuggees in ghc-debug's socket directory and the snapshots in DIR.\n"
+    "\n"
+    "A running program keeps running until you press p (pause it) or f\n"
+    "(explore a forked copy while it runs on); Ctrl-R resumes it. Quitting\n"
+    "always leaves it running.\n"
+    "\n"
+    "  --snapshots DIR  where the picker looks for snapshots (default\n"
+    "                   $RTSCOPE_SNAPSHOT_DIR, else\n"
+    "                   $XDG_DATA_HOME/rtscope/snapshots, else\n"
+    "                   ~/.local/share/rtscope/snapshots)\n"
+    "\n"
+    "Keys:\n";
+
+static void explore_print_usage(FILE *f)
+{
+    fputs(explore_usage, f);
+    fputs(xs_keys_help, f);
+}
+
+/* ---- the heap ----------------------------------------------------------- */
+
+/* The roots (and, live, which of them are saved objects) into a tree. */
+static int load_tree(explorer *e)
+{
+    debug_session *s = &e->s;
+    uint64_t *saved = NULL;
+    size_t nsaved = 0;
+    if (!s->is_snapshot && dbg_ptr_list(&s->conn, DEBUG_STUB_CMD_SAVED_OBJECTS,
+                                        &saved, &nsaved) != 0) {
+        snprintf(e->v.status, sizeof(e->v.status), "%s", s->conn.err);
+        return -1;
+    }
+    free(saved);
+    free(s->roots);
+    s->roots = NULL;
+    if (dbg_heap_roots(&s->heap, &s->roots, &s->nroots) != 0) {
+        snprintf(e->v.status, sizeof(e->v.status), "%s", s->heap.err);
+        return -1;
+    }
+    if (nsaved > s->nroots)
+        nsaved = 0;
+    if (xt_build(&e->tree, &s->heap, s->roots, s->nroots, nsaved) != 0) {
+        snprintf(e->v.status, sizeof(e->v.status), "%s", e->tree.err);
+        xt_free(&e->tree);
+        return -1;
+    }
+    e->have_tree = 1;
+    e->v.tree = &e->tree;
+    e->v.sel = e->v.scroll = 0;
+    snprintf(e->v.status, sizeof(e->v.status),
+             "%zu roots, %zu saved objects.  Right: expand  Left: collapse  "
+             "?: keys  q: quit",
+             s->nroots - nsaved, nsaved);
+    return 0;
+}
+
+static void drop_tree(explorer *e)
+{
+    if (e->have_tree)
+        xt_free(&e->tree);
+    e->have_tree = 0;
+    e->v.tree = NULL;
+}
+
+static void show_running(explorer *e)
+{
+    snprintf(e->v.state, sizeof(e->v.state), "running");
+    snprintf(e->v.message, sizeof(e->v.message),
+             "The program is running.\n\n"
+             "  p       pause it and explore its heap\n"
+             "  f       explore a forked copy of it while it runs on\n"
+             "  ?       keys\n"
+             "  q       quit (the program runs on)\n");
+}
+
+static void ex_pause(xs_view *v, int fork)
+{
+    explorer *e = v->ctx;
+    debug_session *s = &e->s;
+    if (s->is_snapshot || e->have_tree) {
+        snprintf(v->status, sizeof(v->status), "%s",
+                 s->is_snapshot ? "a snapshot: nothing runs"
+                                : "already paused (Ctrl-R resumes)");
+        return;
+    }
+    int already = 0;
+    double t0 = debug_now_s();
+    if (dbg_pause(&s->conn, fork ? DBG_PAUSE_FORK : DBG_PAUSE_NOW, &already) !=
+        0) {
+        snprintf(v->status, sizeof(v->status), "%s", s->conn.err);
+        return;
+    }
+    double took = debug_now_s() - t0;
+    e->paused = !already;
+    /* what a source kept of an earlier pause is out of date */
+    if (s->heap.ops->walk_begins)
+        s->heap.ops->walk_begins(s->heap.src);
+    snprintf(v->state, sizeof(v->state), "%s",
+             fork && !already ? "forked copy (the program runs on)"
+             : already        ? "paused (by someone else)"
+                              : "paused");
+    if (load_tree(e) == 0 && took >= 0.001) {
+        size_t len = strlen(v->status);
+        snprintf(v->status + len, sizeof(v->status) - len,
+                 "  (paused in %.0f ms)", took * 1000);
+    }
+}
+
+static void ex_resume(xs_view *v)
+{
+    explorer *e = v->ctx;
+    if (e->s.is_snapshot || !e->have_tree) {
+        snprintf(v->status, sizeof(v->status), "%s",
+                 e->s.is_snapshot ? "a snapshot: nothing to resume"
+                                  : "the program is running");
+        return;
+    }
+    drop_tree(e);
+    if (e->paused && dbg_resume(&e->s.conn, NULL) != 0) {
+        snprintf(v->status, sizeof(v->status), "%s", e->s.conn.err);
+        return;
+    }
+    e->paused = 0;
+    show_running(e);
+    snprintf(v->status, sizeof(v->status), "resumed");
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+static int explore_target(const char *target)
+{
+    explorer *e = calloc(1, sizeof(*e));
+    if (!e)
+        return debug_fail("out of memory");
+    int r = debug_session_open(&e->s, target);
+    if (r) {
+        free(e);
+        return r;
+    }
+    e->v.ctx = e;
+    e->v.pause = ex_pause;
+    e->v.resume = ex_resume;
+    snprintf(e->v.what, sizeof(e->v.what), "%s", target);
+    if (e->s.is_snapshot) {
+        snprintf(e->v.state, sizeof(e->v.state), "snapshot");
+        if (load_tree(e) != 0)
+            r = debug_fail("%s: %s", target, e->v.status);
+    } else {
+        show_running(e);
+        snprintf(e->v.status, sizeof(e->v.status),
+                 "p: pause  f: explore a forked copy  ?: keys  q: quit");
+    }
+    if (!r && xs_run(&e->v) != 0)
+        r = debug_fail("cannot use the terminal (TERM=%s)",
+                       getenv("TERM") ? getenv("TERM") : "");
+    drop_tree(e);
+    if (e->paused && e->s.conn.fd >= 0)
+        dbg_resume(&e->s.conn, NULL);
+    debug_session_close(&e->s);
+    free(e);
+    return r;
+}
+
+static int explore_run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"snapshots", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *dir = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (c == 's')
+            dir = optarg;
+        else if (c == 'h') {
+            explore_print_usage(stdout);
+            return CLI_EXIT_OK;
+        } else
+            return cli_usage_error(&cli_cmd_explore, NULL);
+    }
+    if (argc - optind > 1)
+        return cli_usage_error(&cli_cmd_explore, "one TARGET or SNAPSHOT");
+    if (argc - optind == 1)
+        return explore_target(argv[optind]);
+    char target[4096];
+    int r = xpick_run(dir, target, sizeof(target));
+    if (r != 0)
+        return r < 0 ? CLI_EXIT_DATA : CLI_EXIT_OK;
+    return explore_target(target);
+}
+
+const cli_command cli_cmd_explore = {
+    .name = "explore",
+    .summary = "browse a heap: a running program's or a snapshot's",
+    .run = explore_run,
+    .print_usage = explore_print_usage,
+};

@@ -1,0 +1,85 @@
+/* rtscope explore: an interactive heap browser (docs/explore.md). The
+ * tree of what is being explored (xtree.c: roots grouped, closures
+ * expanded into their fields, stacks into their frames) is kept apart
+ * from the screen (xscreen.c, ncurses) and from where the heap comes from
+ * (explore.c: a live program through its debug stub, paused or forked, or
+ * a snapshot file; the picker). */
+#ifndef RTSCOPE_CMD_EXPLORE_H
+#define RTSCOPE_CMD_EXPLORE_H
+
+#include "rtscope/debug/debug_heap.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Children shown at once under one node; the rest behind a "more" row. */
+#define XT_PAGE 200
+
+enum xt_kind {
+    XT_GROUP,   /* a heading: saved objects, threads, ... */
+    XT_CLOSURE, /* a closure (a root, or a pointer field of its parent) */
+    XT_FRAME,   /* a stack frame of its parent STACK */
+    XT_MORE,    /* "N more": Enter shows the next page */
+    XT_NOTE,    /* a line of text (nothing to expand) */
+};
+
+typedef struct xt_node {
+    uint64_t addr;   /* closure; frame: its info pointer */
+    uint32_t parent; /* node index, XT_NONE at the top */
+    uint32_t first;  /* first child, XT_NONE if none (yet) */
+    uint32_t next;   /* next sibling, XT_NONE if last */
+    uint32_t depth;
+    uint32_t word;      /* frame: word index in its stack */
+    uint32_t frame_end; /* frame: the word after it */
+    uint32_t from;      /* XT_MORE: the index of the next child to show */
+    uint8_t kind;
+    uint8_t open;   /* children shown */
+    uint8_t loaded; /* children made */
+    uint8_t read;   /* closure or frame: 0 not yet, 1 read, 2 unreadable */
+    uint32_t size;  /* closure: bytes, once read */
+    uint32_t type;  /* closure or frame: closure type, once read */
+    char *label;    /* field name, heading or note (malloc'd) */
+    char *text;     /* what the row says after the label (malloc'd) */
+    dbg_info *info; /* closure or frame: its info table, once read */
+} xt_node;
+
+#define XT_NONE UINT32_MAX
+
+/* The tree over a heap (the program paused, or a snapshot). */
+typedef struct xt_tree {
+    dbg_heap *h;
+    xt_node *v;
+    size_t n, cap;
+    uint32_t *top; /* the top-level nodes */
+    size_t ntop, topcap;
+    uint32_t *vis; /* the rows shown, in order */
+    size_t nvis, viscap;
+    dbg_read rd;
+    char err[512];
+} xt_tree;
+
+/* The tree of the heap's roots: saved objects (the last nsaved of roots)
+ * first, then the GC roots grouped by kind. 0, or -1 with t->err set. */
+int xt_build(xt_tree *t, dbg_heap *h, const uint64_t *roots, size_t nroots,
+             size_t nsaved);
+void xt_free(xt_tree *t);
+/* A new node (its label, malloc'd or NULL, taken over), or XT_NONE (t->err)
+ * when out of memory. */
+uint32_t xt_node_new(xt_tree *t, enum xt_kind kind, uint32_t parent,
+                     uint64_t addr, char *label);
+
+/* Read node i's closure (once) and make its row text. 0, or -1 with
+ * t->err set when the heap can no longer be read. */
+int xt_describe(xt_tree *t, uint32_t i);
+/* Show node i's children (making them the first time), hide them, or
+ * (XT_MORE) show the next page of its parent's. 0 or -1 (t->err). */
+int xt_open(xt_tree *t, uint32_t i);
+void xt_close(xt_tree *t, uint32_t i);
+/* Rebuild t->vis from what is open. -1 when out of memory. */
+int xt_relist(xt_tree *t);
+
+/* Lines describing node i for the details pane, into lines[0..max):
+ * how many. Each line at most len bytes. */
+size_t xt_details(xt_tree *t, uint32_t i, char (*lines)[256], size_t max);
+
+#endif

@@ -1,0 +1,61 @@
+# shellcheck shell=bash
+# testsuite/tools/predicates/explore.sh: predicates of rtscope explore in a
+# terminal (tmux, with live.sh's tmux_start, tmux_keys, tmux_screen,
+# poll_screen). Sourced after testsuite/tools/predicates.sh.
+
+# explore_program NAME ARGS...: run $EXE ARGS... in the background with a
+# socket directory of its own (xdg/), its pid in NAME.pid, stdout NAME.out;
+# until its debug socket is there (60 s at most)
+explore_program() {
+    local name=$1
+    shift
+    mkdir -p xdg
+    XDG_DATA_HOME=$PWD/xdg "$EXE" "$@" > "$name.out" 2> "$name.err" &
+    echo $! > "$name.pid"
+    local sock="xdg/ghc-debug/debuggee/sockets/$!-$PROG"
+    wait_at_most 60 test -S "$sock"
+    [ -S "$sock" ] || { echo "$name: no socket $sock: $(cat "$name.err")"; return 1; }
+}
+
+# explore_in_tmux ARGS...: `rtscope explore ARGS...` in tmux (60 s at most; the screen kept 10 s after it ends), its
+# socket directory xdg/
+explore_in_tmux() { tmux_start "XDG_DATA_HOME=$PWD/xdg timeout --foreground 60 rtscope explore $*; sleep 10"; }
+
+# ticks NAME: how many "tick" lines the program NAME printed
+ticks() { grep -c '^tick' "$1.out" || true; }
+
+# ticking NAME SECS: the program NAME printed at least one tick in SECS s (it runs)
+ticking() {
+    local a
+    a=$(ticks "$1")
+    sleep "$2"
+    [ "$(ticks "$1")" -gt "$a" ] || { echo "$1: no tick in $2 s: not running"; return 1; }
+}
+
+# still NAME SECS: the program NAME printed no tick in SECS s (it is paused)
+still() {
+    local a
+    a=$(ticks "$1")
+    sleep "$2"
+    [ "$(ticks "$1")" -eq "$a" ] || { echo "$1: $(( $(ticks "$1") - a )) ticks in $2 s: not paused"; return 1; }
+}
+
+# screen_rows FILE ERE...: FILE (a captured screen) has a line matching each ERE, in that order
+screen_rows() {
+    local f=$1 re n=0 at
+    shift
+    for re in "$@"; do
+        at=$(tail -n +$((n + 1)) "$f" | grep -En -m1 -- "$re" | cut -d: -f1)
+        [ -n "$at" ] || { echo "$f: no line matching '$re' after line $n:"; cat "$f"; return 1; }
+        n=$((n + at))
+    done
+}
+
+# tmux_end: the tmux server of tmux_start, gone
+tmux_end() { tmux -L "$(cat tmux.sock)" kill-server 2>/dev/null || true; }
+
+# explore_kill9 PID: kill -9 the `rtscope explore PID` of this case
+explore_kill9() { pkill -9 -f "rtscope explore $1\$"; }
+
+# src_line FILE TEXT: the number of the first line of testsuite/programs/FILE that has TEXT
+src_line() { grep -nF -m1 -- "$2" "$TESTSUITE/programs/$1" | cut -d: -f1; }
