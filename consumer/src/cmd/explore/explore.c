@@ -11,6 +11,7 @@
 #include "xscreen.h"
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,30 @@ static void ex_resume(xs_view *v)
     snprintf(v->status, sizeof(v->status), "resumed");
 }
 
+static void ex_retain(xs_view *v)
+{
+    explorer *e = v->ctx;
+    xt_tree *t = &e->tree;
+    uint32_t i = t->vis[v->sel];
+    if (t->v[i].kind != XT_CLOSURE) {
+        snprintf(v->status, sizeof(v->status),
+                 "r: select a closure (not a heading or a frame)");
+        return;
+    }
+    double t0 = debug_now_s();
+    uint64_t target = t->v[i].addr;
+    int r = xt_retainers(t, e->s.roots, e->s.nroots, target);
+    if (r != 0) {
+        snprintf(v->status, sizeof(v->status), "%s", t->err);
+        t->err[0] = '\0';
+        return;
+    }
+    v->sel = v->scroll = 0;
+    snprintf(v->status, sizeof(v->status),
+             "retainers of 0x%" PRIx64 " (%.2f s): the path is at the top",
+             target, debug_now_s() - t0);
+}
+
 /* ---- the command -------------------------------------------------------- */
 
 static int explore_target(const char *target)
@@ -172,6 +197,7 @@ static int explore_target(const char *target)
     e->v.ctx = e;
     e->v.pause = ex_pause;
     e->v.resume = ex_resume;
+    e->v.retain = ex_retain;
     snprintf(e->v.what, sizeof(e->v.what), "%s", target);
     if (e->s.is_snapshot) {
         snprintf(e->v.state, sizeof(e->v.state), "snapshot");

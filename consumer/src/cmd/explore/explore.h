@@ -78,6 +78,12 @@ void xt_close(xt_tree *t, uint32_t i);
 /* Rebuild t->vis from what is open. -1 when out of memory. */
 int xt_relist(xt_tree *t);
 
+/* Walk the heap from roots to the closure at target and put its path to
+ * a root (the closures that first reach it, breadth first: a shortest
+ * one) first in the tree. 0; 1 when it is not reachable, -1 (t->err). */
+int xt_retainers(xt_tree *t, const uint64_t *roots, size_t nroots,
+                 uint64_t target);
+
 /* Lines describing node i for the details pane, into lines[0..max):
  * how many. Each line at most len bytes. */
 size_t xt_details(xt_tree *t, uint32_t i, char (*lines)[256], size_t max);

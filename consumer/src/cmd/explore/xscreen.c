@@ -23,6 +23,7 @@ const char xs_keys_help[] =
     "p              pause the program and explore its heap\n"
     "f              explore a forked copy; the program keeps running\n"
     "Ctrl-R         resume the program\n"
+    "r              the selected closure's retainers: a path to a root\n"
     "?              this help         q, Esc  quit (the program runs on)\n";
 
 static volatile sig_atomic_t xs_stop;
@@ -90,7 +91,7 @@ static void draw_message(const char *msg, int top, int rows)
 
 static void draw_help(void)
 {
-    int h = 13, w = 66;
+    int h = 14, w = 66;
     int y0 = (LINES - h) / 2 > 0 ? (LINES - h) / 2 : 0;
     int x0 = (COLS - w) / 2 > 0 ? (COLS - w) / 2 : 0;
     for (int y = 0; y < h; y++) {
@@ -268,6 +269,14 @@ static void handle_key(xs_view *v, int ch, int *quit)
     case CTRL('r'):
         if (v->resume)
             v->resume(v);
+        break;
+    case 'r':
+        if (v->retain && v->tree) {
+            snprintf(v->status, sizeof(v->status),
+                     "walking the heap for a retainer path ...");
+            draw(v);
+            v->retain(v);
+        }
         break;
     default:
         break;

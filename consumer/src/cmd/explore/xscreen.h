@@ -20,6 +20,8 @@ struct xs_view {
     void (*pause)(xs_view *v, int fork);
     void (*resume)(xs_view *v);
     void (*tick)(xs_view *v);
+    /* the retainer path of the selected closure (r) */
+    void (*retain)(xs_view *v);
     void *ctx;
 };
 
