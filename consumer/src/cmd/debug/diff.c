@@ -1,6 +1,8 @@
 /* rtscope debug diff: what grew between two heaps of one program (two
  * snapshots, or a snapshot and the live program), by info table,
- * constructor and module, and what holds the growth. */
+ * constructor and module, and what holds the growth. The analysis is
+ * lib/debug's heap_diff.c (Note [Heap diff]); the command names the info
+ * tables, makes a report (diff_report) and a text writer prints it. */
 #define _GNU_SOURCE
 #include "debug.h"
 #include "groups.h"
@@ -8,289 +10,264 @@
 #include "cli.h"
 #include "rtscope/debug/debug_graph.h"
 #include "rtscope/debug/debug_heap.h"
+#include "rtscope/debug/heap_diff.h"
 #include "session.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Note [Heap diff]
- * ~~~~~~~~~~~~~~~~
- * The two heaps are matched by name, not by address: an info table is
- * named without its address (its type and the name every -hi band gets),
- * so two snapshots of one binary match whether or not it was loaded at
- * the same address. Tables with the same name are added together. Growth
- * is B minus A, in closures and bytes, per info table, constructor and
- * module, largest first. For the info tables that grew most, a closure of
- * that table in B is shown with its retainer path: the one the walk of B
- * reached last (the farthest from the roots, on a growing structure
- * typically among the newest), through the parents it was first reached
- * from. */
+#define G_N DEBUG_NGROUPINGS
 
-typedef struct diff_acc {
-    uint64_t count[2], bytes[2];
-} diff_acc;
+/* ---- the report ---------------------------------------------------------- */
 
-typedef struct diff_state {
-    strtab names[DEBUG_NGROUPINGS];
-    diff_acc *acc[DEBUG_NGROUPINGS];
-    size_t cap[DEBUG_NGROUPINGS];
-    uint64_t total_count[2], total_bytes[2];
-    int nomem;
-} diff_state;
+/* A group that grew, as a table shows it. */
+typedef struct diff_row {
+    const char *name;     /* in the diff's names */
+    int64_t bytes, count; /* growth */
+    uint64_t bytes_b, count_b;
+} diff_row;
 
-/* Per info table of one heap (index into its dbg_heap.infos). */
-typedef struct info_acc {
-    uint64_t *count, *bytes;
-    size_t cap;
-    int nomem;
-} info_acc;
+/* One grouping's table: the groups that grew, largest first. */
+typedef struct diff_table {
+    diff_row *rows; /* at most limit */
+    size_t nrows;
+    size_t more;    /* grew, beyond the rows */
+    size_t shrank;  /* groups that shrank */
+    int64_t shrunk; /* their bytes lost */
+} diff_table;
 
-static int acc_add(info_acc *a, size_t i, uint64_t bytes)
+/* One of the info tables that grew most, and a closure of it in B. */
+typedef struct diff_grower {
+    const char *name;
+    int64_t bytes, count; /* growth */
+    int shown;            /* B has a closure of it: */
+    uint64_t addr;        /* its address, */
+    size_t pathlen;       /* closures on its retainer path */
+    char *path;           /* the path, as debug_print_graph_path prints it */
+} diff_grower;
+
+typedef struct diff_report {
+    const char *target[2];
+    dbg_heap_diff d; /* the groups and their names */
+    diff_table table[G_N];
+    diff_grower *grower;
+    size_t ngrowers;
+} diff_report;
+
+static void diff_report_free(diff_report *r)
 {
-    if (i >= a->cap) {
-        size_t nc = a->cap ? a->cap : 1024;
-        while (nc <= i)
-            nc *= 2;
-        uint64_t *nc_ = realloc(a->count, nc * sizeof(*nc_));
-        if (nc_)
-            a->count = nc_;
-        uint64_t *nb = realloc(a->bytes, nc * sizeof(*nb));
-        if (nb)
-            a->bytes = nb;
-        if (!nc_ || !nb)
-            return -1;
-        memset(a->count + a->cap, 0, (nc - a->cap) * sizeof(*a->count));
-        memset(a->bytes + a->cap, 0, (nc - a->cap) * sizeof(*a->bytes));
-        a->cap = nc;
-    }
-    a->count[i]++;
-    a->bytes[i] += bytes;
-    return 0;
+    for (int k = 0; k < G_N; k++)
+        free(r->table[k].rows);
+    for (size_t i = 0; i < r->ngrowers; i++)
+        free(r->grower[i].path);
+    free(r->grower);
+    dbg_heap_diff_free(&r->d);
 }
 
-typedef struct census_ctx {
-    dbg_heap *h;
-    info_acc acc;
-} census_ctx;
-
-static int census_visit(void *ctx, const dbg_closure *c, uint64_t parent)
+/* Info tables are named without their address, to match the tables of
+ * two heaps of one program (Note [Heap diff]); ctx: the heap. */
+static void diff_name(void *ctx, size_t info, int k, char *buf, size_t len)
 {
-    census_ctx *cc = ctx;
-    (void)parent;
-    if (acc_add(&cc->acc, dbg_heap_info_index(cc->h, c->info), c->size) != 0)
-        return cc->acc.nomem = 1;
-    return 0;
+    dbg_heap *h = ctx;
+    debug_group_name(h, dbg_heap_info_at(h, info), (enum debug_grouping)k, 0,
+                     buf, len);
 }
 
-/* Add one heap's per-table counts (side 0: A, 1: B) to the groups. */
-static int diff_add(diff_state *d, dbg_heap *h, const info_acc *a, int side)
+/* Grouping k's table from its ranking: the groups that grew, at most
+ * limit. */
+static int diff_table_fill(diff_report *r, int k, const dbg_diff_rank *rank,
+                           size_t limit)
 {
-    for (size_t i = 0; i < a->cap && i < dbg_heap_ninfos(h); i++) {
-        if (!a->count[i])
-            continue;
-        for (int k = 0; k < DEBUG_NGROUPINGS; k++) {
-            char name[1400];
-            debug_group_name(h, dbg_heap_info_at(h, i), (enum debug_grouping)k,
-                             0, name, sizeof(name));
-            long id = strtab_id_str(&d->names[k], name);
-            if (id < 0)
-                return -1;
-            if ((size_t)id >= d->cap[k]) {
-                size_t nc = d->cap[k] ? d->cap[k] * 2 : 1024;
-                while (nc <= (size_t)id)
-                    nc *= 2;
-                diff_acc *na = realloc(d->acc[k], nc * sizeof(*na));
-                if (!na)
-                    return -1;
-                memset(na + d->cap[k], 0, (nc - d->cap[k]) * sizeof(*na));
-                d->acc[k] = na;
-                d->cap[k] = nc;
-            }
-            d->acc[k][id].count[side] += a->count[i];
-            d->acc[k][id].bytes[side] += a->bytes[i];
-        }
-        d->total_count[side] += a->count[i];
-        d->total_bytes[side] += a->bytes[i];
-    }
-    return 0;
-}
-
-static const diff_acc *sort_acc;
-static int64_t growth(const diff_acc *a)
-{
-    return (int64_t)a->bytes[1] - (int64_t)a->bytes[0];
-}
-static int by_growth(const void *x, const void *y)
-{
-    int64_t a = growth(&sort_acc[*(const uint32_t *)x]),
-            b = growth(&sort_acc[*(const uint32_t *)y]);
-    if (a != b)
-        return a < b ? 1 : -1;
-    return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
-}
-
-/* The groups of grouping k by growth, largest first (caller frees). */
-static uint32_t *diff_order(diff_state *d, int k)
-{
-    size_t n = d->names[k].n;
-    uint32_t *order = malloc((n + 1) * sizeof(*order));
-    if (!order)
-        return NULL;
-    for (uint32_t i = 0; i < n; i++)
-        order[i] = i;
-    sort_acc = d->acc[k];
-    qsort(order, n, sizeof(*order), by_growth);
-    return order;
-}
-
-static void diff_print(diff_state *d, int k, const uint32_t *order,
-                       size_t limit)
-{
-    size_t n = d->names[k].n, shown = 0, grew = 0, shrank = 0;
-    int64_t lost = 0;
-    printf("\ngrowth by %s\n", debug_grouping_title[k]);
-    printf("%13s %11s %14s %11s  %s\n", "+bytes", "+count", "bytes in B",
-           "count in B", debug_grouping_title[k]);
+    diff_table *t = &r->table[k];
+    size_t n = rank->grew < limit ? rank->grew : limit;
+    t->rows = malloc((n ? n : 1) * sizeof(*t->rows));
+    if (!t->rows)
+        return -1;
     for (size_t i = 0; i < n; i++) {
-        const diff_acc *a = &d->acc[k][order[i]];
-        int64_t g = growth(a);
-        if (g > 0)
-            grew++;
-        if (g < 0) {
-            shrank++;
-            lost += g;
-        }
-        if (g <= 0 || shown == limit)
-            continue;
-        shown++;
-        printf("%+13" PRId64 " %+11" PRId64 " %14" PRIu64 " %11" PRIu64
-               "  %s\n",
-               g, (int64_t)a->count[1] - (int64_t)a->count[0], a->bytes[1],
-               a->count[1], d->names[k].s[order[i]]);
+        uint32_t id = rank->order[i];
+        const dbg_diff_group *g = &r->d.group[k][id];
+        t->rows[i] = (diff_row){.name = r->d.names[k].s[id],
+                                .bytes = dbg_diff_growth(g),
+                                .count = dbg_diff_count_growth(g),
+                                .bytes_b = g->bytes[1],
+                                .count_b = g->count[1]};
     }
-    if (grew > shown)
-        printf("... %zu more that grew\n", grew - shown);
-    if (shrank)
-        printf("%zu shrank, by %" PRId64 " bytes in all\n", shrank, -lost);
+    t->nrows = n;
+    t->more = rank->grew - n;
+    t->shrank = rank->shrank;
+    t->shrunk = rank->shrunk;
+    return 0;
 }
 
-/* For the info-table group gid: the closure of B of that group the walk
- * reached last, and its retainer path. */
-static void diff_path(dbg_heap *h, const dbg_graph *g, diff_state *d,
-                      uint32_t gid, size_t rank)
+/* Grower gid of the info-table grouping, with the closure of B the walk
+ * reached last and its retainer path. */
+static int diff_grower_fill(diff_report *r, diff_grower *w, dbg_heap *hb,
+                            const dbg_graph *g, uint32_t gid)
 {
-    uint32_t pick = DBG_GRAPH_NONE;
-    char name[1400];
-    unsigned char *match =
-        calloc(dbg_heap_ninfos(h) + 1, 1); /* per info table */
-    if (!match)
-        return;
-    for (size_t i = 0; i < dbg_heap_ninfos(h); i++) {
-        debug_group_name(h, dbg_heap_info_at(h, i), DEBUG_BY_INFO, 0, name,
-                         sizeof(name));
-        match[i] = strcmp(name, d->names[DEBUG_BY_INFO].s[gid]) == 0;
-    }
-    for (size_t i = g->n; i-- > 0;)
-        if (match[g->info[i]]) {
-            pick = (uint32_t)i;
-            break;
-        }
-    free(match);
-    const diff_acc *a = &d->acc[DEBUG_BY_INFO][gid];
-    printf("\ngrower %zu: %s, %+" PRId64 " bytes, %+" PRId64 " closures\n",
-           rank, d->names[DEBUG_BY_INFO].s[gid], growth(a),
-           (int64_t)a->count[1] - (int64_t)a->count[0]);
+    const dbg_diff_group *grp = &r->d.group[DEBUG_BY_INFO][gid];
+    w->name = r->d.names[DEBUG_BY_INFO].s[gid];
+    w->bytes = dbg_diff_growth(grp);
+    w->count = dbg_diff_count_growth(grp);
+    uint32_t pick = dbg_heap_diff_last_in_b(&r->d, DEBUG_BY_INFO, gid, g);
     if (pick == DBG_GRAPH_NONE)
+        return 0;
+    w->shown = 1;
+    w->addr = g->addr[pick];
+    w->pathlen = debug_graph_path_len(g, pick);
+    size_t len = 0;
+    FILE *mf = open_memstream(&w->path, &len);
+    if (!mf)
+        return -1;
+    debug_print_graph_path(mf, hb, g, pick);
+    return fclose(mf) == 0 ? 0 : -1;
+}
+
+/* The first npaths growers of the ranking by info table. */
+static int diff_growers(diff_report *r, const dbg_diff_rank *by_info,
+                        dbg_heap *hb, const dbg_graph *g, size_t npaths)
+{
+    size_t ng = by_info->grew < npaths ? by_info->grew : npaths;
+    diff_grower *w = calloc(ng ? ng : 1, sizeof(*w));
+    if (!w)
+        return -1;
+    r->grower = w;
+    for (size_t i = 0; i < ng; i++) {
+        r->ngrowers = i + 1; /* what is filled is freed */
+        if (diff_grower_fill(r, &w[i], hb, g, by_info->order[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The report of heap A's census and heap B's graph: every grouping's
+ * table of at most limit rows, and the first npaths growers by info
+ * table. 0, or -1 when out of memory. */
+static int diff_report_build(diff_report *r, dbg_heap *ha,
+                             const dbg_info_census *ca, dbg_heap *hb,
+                             const dbg_graph *g, size_t limit, size_t npaths)
+{
+    dbg_info_census cb = {0};
+    int bad = dbg_info_census_of_graph(&cb, g) != 0 ||
+              dbg_heap_diff_add(&r->d, 0, ca, diff_name, ha) != 0 ||
+              dbg_heap_diff_add(&r->d, 1, &cb, diff_name, hb) != 0;
+    dbg_info_census_free(&cb);
+    dbg_diff_rank rank[G_N] = {{0}};
+    for (int k = 0; k < G_N && !bad; k++)
+        bad = dbg_heap_diff_rank(&r->d, k, &rank[k]) != 0 ||
+              diff_table_fill(r, k, &rank[k], limit) != 0;
+    if (!bad)
+        bad = diff_growers(r, &rank[DEBUG_BY_INFO], hb, g, npaths) != 0;
+    for (int k = 0; k < G_N; k++)
+        dbg_diff_rank_free(&rank[k]);
+    return bad ? -1 : 0;
+}
+
+/* ---- the text writer ------------------------------------------------------
+ */
+
+static void diff_text_table(FILE *f, const diff_report *r, int k)
+{
+    const diff_table *t = &r->table[k];
+    const char *title = debug_grouping_title[k];
+    fprintf(f, "\ngrowth by %s\n", title);
+    fprintf(f, "%13s %11s %14s %11s  %s\n", "+bytes", "+count", "bytes in B",
+            "count in B", title);
+    for (size_t i = 0; i < t->nrows; i++) {
+        const diff_row *row = &t->rows[i];
+        fprintf(f,
+                "%+13" PRId64 " %+11" PRId64 " %14" PRIu64 " %11" PRIu64
+                "  %s\n",
+                row->bytes, row->count, row->bytes_b, row->count_b, row->name);
+    }
+    if (t->more)
+        fprintf(f, "... %zu more that grew\n", t->more);
+    if (t->shrank)
+        fprintf(f, "%zu shrank, by %" PRId64 " bytes in all\n", t->shrank,
+                t->shrunk);
+}
+
+static void diff_text_grower(FILE *f, const diff_grower *w, size_t rank)
+{
+    fprintf(f, "\ngrower %zu: %s, %+" PRId64 " bytes, %+" PRId64 " closures\n",
+            rank, w->name, w->bytes, w->count);
+    if (!w->shown)
         return;
-    printf("  what holds one in B (0x%012" PRIx64 "): %zu closures, root "
-           "first\n",
-           g->addr[pick], debug_graph_path_len(g, pick));
-    debug_print_graph_path(stdout, h, g, pick);
+    fprintf(f,
+            "  what holds one in B (0x%012" PRIx64 "): %zu closures, root "
+            "first\n%s",
+            w->addr, w->pathlen, w->path ? w->path : "");
+}
+
+static void diff_write_text(FILE *f, const diff_report *r)
+{
+    const dbg_heap_diff *d = &r->d;
+    fprintf(f,
+            "heap diff: A %s: %" PRIu64 " closures, %" PRIu64 " bytes; "
+            "B %s: %" PRIu64 " closures, %" PRIu64 " bytes; "
+            "%+" PRId64 " bytes, %+" PRId64 " closures\n",
+            r->target[0], d->count[0], d->bytes[0], r->target[1], d->count[1],
+            d->bytes[1], (int64_t)d->bytes[1] - (int64_t)d->bytes[0],
+            (int64_t)d->count[1] - (int64_t)d->count[0]);
+    for (int k = 0; k < G_N; k++)
+        diff_text_table(f, r, k);
+    for (size_t i = 0; i < r->ngrowers; i++)
+        diff_text_grower(f, &r->grower[i], i + 1);
+}
+
+/* ---- the command ----------------------------------------------------------
+ */
+
+/* Walk heap B of the open session into g. 0, or an exit status with the
+ * error printed. */
+static int diff_walk_b(debug_session *sb, int gc, dbg_graph *g)
+{
+    dbg_graph_builder *b = dbg_graph_builder_new(&sb->heap, g);
+    if (!b)
+        return debug_fail("out of memory");
+    int rc = debug_session_walk(sb, gc, dbg_graph_visit, b, 0);
+    if (dbg_graph_builder_finish(b, sb->roots, sb->nroots) != 0 && !rc)
+        rc = debug_fail("%s", g->err);
+    return rc;
 }
 
 static int debug_diff(const char *ta, const char *tb, int gc, size_t limit,
                       size_t npaths)
 {
     debug_session sa, sb;
-    census_ctx ca = {0};
+    dbg_info_census ca = {0};
     dbg_graph g = {0};
-    diff_state d = {0};
-    uint32_t *order[DEBUG_NGROUPINGS] = {0};
-    int r = debug_session_open(&sa, ta), opened_b = 0;
-    if (r)
-        return r;
+    diff_report r = {.target = {ta, tb}};
+    dbg_heap_diff_init(&r.d, G_N);
+    int rc = debug_session_open(&sa, ta), opened_b = 0;
+    if (rc)
+        return rc;
     ca.h = &sa.heap;
-    r = debug_session_walk(&sa, gc, census_visit, &ca, 0);
-    if (!r && ca.acc.nomem)
-        r = debug_fail("out of memory");
-    if (r)
-        goto done;
-    r = debug_session_open(&sb, tb);
-    if (r)
-        goto done;
-    opened_b = 1;
-    dbg_graph_builder *b = dbg_graph_builder_new(&sb.heap, &g);
-    if (!b) {
-        r = debug_fail("out of memory");
-        goto done;
+    rc = debug_session_walk(&sa, gc, dbg_info_census_visit, &ca, 0);
+    if (!rc && ca.nomem)
+        rc = debug_fail("out of memory");
+    if (!rc) {
+        rc = debug_session_open(&sb, tb);
+        opened_b = !rc;
     }
-    r = debug_session_walk(&sb, gc, dbg_graph_visit, b, 0);
-    if (dbg_graph_builder_finish(b, sb.roots, sb.nroots) != 0 && !r)
-        r = debug_fail("%s", g.err);
-    if (r)
-        goto done;
-    census_ctx cb = {.h = &sb.heap};
-    for (size_t i = 0; i < g.n; i++)
-        if (acc_add(&cb.acc, g.info[i], g.size[i]) != 0)
-            cb.acc.nomem = 1;
-    if (cb.acc.nomem || diff_add(&d, &sa.heap, &ca.acc, 0) != 0 ||
-        diff_add(&d, &sb.heap, &cb.acc, 1) != 0) {
-        free(cb.acc.count);
-        free(cb.acc.bytes);
-        r = debug_fail("out of memory");
-        goto done;
+    if (!rc)
+        rc = diff_walk_b(&sb, gc, &g);
+    if (!rc &&
+        diff_report_build(&r, &sa.heap, &ca, &sb.heap, &g, limit, npaths) != 0)
+        rc = debug_fail("out of memory");
+    if (!rc) {
+        diff_write_text(stdout, &r);
+        debug_warn_unreadable(&sa.heap, "A's counts may be low");
+        debug_warn_unreadable(&sb.heap, "B's counts may be low");
     }
-    free(cb.acc.count);
-    free(cb.acc.bytes);
-    printf("heap diff: A %s: %" PRIu64 " closures, %" PRIu64 " bytes; "
-           "B %s: %" PRIu64 " closures, %" PRIu64 " bytes; "
-           "%+" PRId64 " bytes, %+" PRId64 " closures\n",
-           ta, d.total_count[0], d.total_bytes[0], tb, d.total_count[1],
-           d.total_bytes[1],
-           (int64_t)d.total_bytes[1] - (int64_t)d.total_bytes[0],
-           (int64_t)d.total_count[1] - (int64_t)d.total_count[0]);
-    for (int k = 0; k < DEBUG_NGROUPINGS; k++) {
-        order[k] = diff_order(&d, k);
-        if (!order[k]) {
-            r = debug_fail("out of memory");
-            goto done;
-        }
-        diff_print(&d, k, order[k], limit);
-    }
-    for (size_t i = 0; i < npaths && i < d.names[DEBUG_BY_INFO].n; i++) {
-        uint32_t gid = order[DEBUG_BY_INFO][i];
-        if (growth(&d.acc[DEBUG_BY_INFO][gid]) <= 0)
-            break;
-        diff_path(&sb.heap, &g, &d, gid, i + 1);
-    }
-    debug_warn_unreadable(&sa.heap, "A's counts may be low");
-    debug_warn_unreadable(&sb.heap, "B's counts may be low");
-done:
     debug_session_close(&sa);
     if (opened_b)
         debug_session_close(&sb);
     dbg_graph_free(&g);
-    free(ca.acc.count);
-    free(ca.acc.bytes);
-    for (int k = 0; k < DEBUG_NGROUPINGS; k++) {
-        strtab_free(&d.names[k]);
-        free(d.acc[k]);
-        free(order[k]);
-    }
-    return r;
+    dbg_info_census_free(&ca);
+    diff_report_free(&r);
+    return rc;
 }
 
 int debug_diff_run(int argc, char **argv)
