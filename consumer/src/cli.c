@@ -2,68 +2,53 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-int cli_parse_size(const char *s, size_t *out)
+/* --reconnect[=N]: reconnect, at most N times (N >= 1) when N is given */
+static int cli_reconnect_opt(void *base, const char *arg)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return -1;
-    switch (*end) {
-    case 'k':
-    case 'K':
-        v <<= 10;
-        end++;
-        break;
-    case 'm':
-    case 'M':
-        v <<= 20;
-        end++;
-        break;
-    case 'g':
-    case 'G':
-        v <<= 30;
-        end++;
-        break;
-    default:
-        break;
+    cli_input_opts *o = base;
+    o->reader.reconnect = 1;
+    if (arg) {
+        char *end;
+        long n = strtol(arg, &end, 10);
+        if (*end || n <= 0)
+            return -1;
+        o->reader.reconnect_max = (int)n;
     }
-    if (*end || v == 0)
-        return -1;
-    *out = (size_t)v;
     return 0;
 }
 
-int cli_common_option(cli_input_opts *o, int code, const char *arg)
-{
-    switch (code) {
-    case 1000:
-        o->reader.reconnect = 1;
-        if (arg) {
-            char *end;
-            long n = strtol(arg, &end, 10);
-            if (*end || n <= 0)
-                return -1;
-            o->reader.reconnect_max = (int)n;
-        }
-        return 0;
-    case 1001:
-        return cli_parse_size(arg, &o->reader.merge_budget) == 0 ? 0 : -1;
-    case 1002:
-        o->reader.unordered = 1;
-        return 0;
-    case 1003:
-        o->quiet = 1;
-        return 0;
-    default:
-        return 1;
-    }
-}
+const opt cli_input_table[] = {
+    {.name = "reconnect",
+     .kind = OPT_CALL,
+     .argname = "N",
+     .optional = 1,
+     .call = cli_reconnect_opt,
+     .help = "sockets: connect again when the stream ends (at\n"
+             "most N times; retries for 10 s to connect)",
+     .bad = "not a positive number"},
+    {.name = "merge-buffer",
+     .kind = OPT_SIZE,
+     .argname = "SIZE",
+     .value = OPT_AT(cli_input_opts, reader.merge_budget),
+     .help = "pipes/sockets: bytes held to order events across\n"
+             "capabilities (default 16M; suffixes K, M, G)",
+     .bad = "not a size (K, M, G suffixes)"},
+    {.name = "unordered",
+     .kind = OPT_FLAG,
+     .set = 1,
+     .value = OPT_AT(cli_input_opts, reader.unordered),
+     .help = "deliver events in input order, no merge"},
+    {.name = "quiet",
+     .kind = OPT_FLAG,
+     .set = 1,
+     .value = OPT_AT(cli_input_opts, quiet),
+     .help = "no warnings"},
+    OPT_END,
+};
 
 int cli_usage_errorv(const char *name, const char *fmt, va_list ap)
 {

@@ -5,6 +5,7 @@
 #ifndef RTSCOPE_CLI_H
 #define RTSCOPE_CLI_H
 
+#include "opts.h"
 #include "rtscope/eventlog.h"
 
 #include <stdarg.h>
@@ -17,9 +18,18 @@
 typedef struct cli_command {
     const char *name;
     const char *summary;
-    const char *usage; /* full help text, or NULL: print_usage */
+    /* `rtscope help NAME` (and `rtscope NAME --help`): "usage: " and the
+     * synopsis, the about text, "options:" and the options of the table
+     * (opts_help), then `more`. */
+    const char *synopsis; /* its usage line(s) */
+    const char *about;    /* what it does */
+    const opt *opts;      /* its options (opts.h) */
+    char sep;             /* the help shows "--name ARG" (' ') or, when 0,
+                             "--name=ARG" */
+    const char *more;     /* after the options, or NULL */
     int (*run)(int argc, char **argv);
-    void (*print_usage)(FILE *f); /* when the help text is made */
+    /* A command that prints its help itself (debug), or NULL. */
+    void (*print_usage)(FILE *f);
     /* A command with subcommands of its own (debug): `rtscope help CMD SUB`
      * and `rtscope CMD SUB --help`; NULL: none. */
     int (*help_sub)(const char *sub);
@@ -43,26 +53,10 @@ typedef struct cli_input_opts {
     int quiet; /* no warnings */
 } cli_input_opts;
 
-/* Long options shared by the reading subcommands; codes >= 1000. */
-#define CLI_COMMON_LONGOPTS                                                    \
-    {"reconnect", optional_argument, NULL, 1000},                              \
-        {"merge-buffer", required_argument, NULL, 1001},                       \
-        {"unordered", no_argument, NULL, 1002},                                \
-    {                                                                          \
-        "quiet", no_argument, NULL, 1003                                       \
-    }
-
-#define CLI_COMMON_HELP                                                        \
-    "  --reconnect[=N]     sockets: connect again when the stream ends (at\n"  \
-    "                      most N times; retries for 10 s to connect)\n"       \
-    "  --merge-buffer=SIZE pipes/sockets: bytes held to order events across\n" \
-    "                      capabilities (default 16M; suffixes K, M, G)\n"     \
-    "  --unordered         deliver events in input order, no merge\n"          \
-    "  --quiet             no warnings\n"
-
-/* Handle a common option; returns 0 if handled, -1 on a bad value, 1 if
- * `code` is not a common option. */
-int cli_common_option(cli_input_opts *o, int code, const char *arg);
+/* The options every reading subcommand accepts, into a cli_input_opts:
+ * --reconnect[=N], --merge-buffer=SIZE, --unordered, --quiet. A command's
+ * table has them as OPT_INCLUDE(cli_input_table, its struct, member). */
+extern const opt cli_input_table[];
 
 /* Report a usage error and return CLI_EXIT_USAGE. */
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...);
@@ -80,7 +74,5 @@ void cli_put_str(FILE *f, el_str s);
 FILE *cli_open_output(const char *path);
 /* Close an output, reporting a write error; returns 0 or -1. */
 int cli_close_output(FILE *f, const char *path);
-/* Parse a size with an optional K/M/G suffix. */
-int cli_parse_size(const char *s, size_t *out);
 
 #endif

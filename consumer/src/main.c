@@ -33,12 +33,18 @@ static void main_print_overview(FILE *f)
                "and\ndocs/reference.md (every command and option).\n");
 }
 
+/* A command's help, made from its cli_command and its table of options. */
 static void main_print_usage(const cli_command *cmd, FILE *f)
 {
-    if (cmd->usage)
-        fputs(cmd->usage, f);
-    else
+    if (cmd->print_usage) {
         cmd->print_usage(f);
+        return;
+    }
+    const opts_layout layout = {2, 20, cmd->sep ? cmd->sep : '='};
+    fprintf(f, "usage: %s\n\n%s\noptions:\n", cmd->synopsis, cmd->about);
+    opts_help(f, cmd->opts, &layout);
+    if (cmd->more)
+        fprintf(f, "\n%s", cmd->more);
 }
 
 static const cli_command *main_find(const char *name)

@@ -6,41 +6,50 @@
 #include "profile_load.h"
 #include "rtscope/out/report.h"
 
-#include <getopt.h>
 #include <string.h>
 
-static const char diff_usage[] =
-    "usage: rtscope diff [options] -o OUT.html A B\n"
-    "\n"
+static const char diff_about[] =
     "Compare two heap profiles (eventlogs or .hp files) of the same program:\n"
     "their area charts side by side on one scale, and a table of every band\n"
     "matched by name, sorted by growth (mean bytes in B minus in A), with\n"
-    "both sizes, slopes and sparklines.\n"
-    "\n"
-    "options:\n"
-    "  -o, --output=FILE   where to write (required for HTML; '-' for stdout)\n"
-    "  --json              write the data as JSON (default: "
-    "stdout)\n" HTML_OPTS_HELP CLI_COMMON_HELP;
+    "both sizes, slopes and sparklines.\n";
+
+static const opt diff_opts[] = {
+    {.name = "output",
+     .letter = 'o',
+     .kind = OPT_STRING,
+     .argname = "FILE",
+     .value = OPT_AT(html_opts, output),
+     .help = "where to write (required for HTML; '-' for stdout)"},
+    {.name = "json",
+     .kind = OPT_FLAG,
+     .set = 1,
+     .value = OPT_AT(html_opts, json),
+     .help = "write the data as JSON (default: stdout)"},
+    OPT_INCLUDE_HERE(html_opts_table),
+    OPT_INCLUDE(cli_input_table, html_opts, io),
+    OPT_END,
+};
 
 static int diff_run(int argc, char **argv)
 {
     html_opts ho;
-    const char *output;
-    int json;
-    int err = html_opts_parse(&ho, &cli_cmd_diff, argc, argv, &output, &json);
-    if (err != 0)
-        return err;
-    if (optind != argc - 2) {
+    int first = html_opts_parse(&ho, &cli_cmd_diff, argc, argv);
+    if (first < 0)
+        return -first;
+    if (first != argc - 2) {
         html_opts_free(&ho);
         return cli_usage_error(&cli_cmd_diff, "expected two inputs, A and B");
     }
+    const char *output = ho.output;
+    int json = ho.json;
     if (!output && !json) {
         html_opts_free(&ho);
         return cli_usage_error(&cli_cmd_diff, "-o OUT.html is required");
     }
     if (!output)
         output = "-";
-    const char *in[2] = {argv[optind], argv[optind + 1]};
+    const char *in[2] = {argv[first], argv[first + 1]};
     profile *p[2] = {profile_new(&ho.popts), profile_new(&ho.popts)};
     int rc = CLI_EXIT_OK;
     for (int i = 0; i < 2 && rc == CLI_EXIT_OK; i++) {
@@ -72,7 +81,10 @@ static int diff_run(int argc, char **argv)
 }
 
 const cli_command cli_cmd_diff = {
-    "diff",     "compare two heap profiles (HTML, or --json)",
-    diff_usage, diff_run,
-    NULL,       NULL,
+    .name = "diff",
+    .summary = "compare two heap profiles (HTML, or --json)",
+    .synopsis = "rtscope diff [options] -o OUT.html A B",
+    .about = diff_about,
+    .opts = diff_opts,
+    .run = diff_run,
 };

@@ -19,7 +19,7 @@
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <getopt.h>
+#include <float.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <signal.h>
@@ -41,10 +41,7 @@ static void export_on_signal(int sig)
 
 /* ---------------------------------------------------------------------- */
 
-static const char export_usage[] =
-    "usage: rtscope export TARGET... [--prometheus [HOST:]PORT]\n"
-    "                      [--influx URL [--db NAME]] [options]\n"
-    "\n"
+static const char export_about[] =
     "Follow running programs' eventlog sockets (TARGET: unix:PATH,\n"
     "tcp:HOST:PORT or tcp:PORT) and export their metrics, labelled by\n"
     "program and pid: heap size, live bytes, blocks size, memory returned,\n"
@@ -52,50 +49,104 @@ static const char export_usage[] =
     "bands of the latest sample plus 'other', and the bytes the socket\n"
     "dropped. Programs that exit are picked up again when they restart (a\n"
     "new run: new pid). A target that fails is retried; it never stops the\n"
-    "others. Runs until interrupted.\n"
-    "\n"
-    "  --prometheus ADDR   serve GET /metrics (Prometheus text format) and\n"
-    "                      POST /control/request-heap-census,\n"
-    "                      /control/start-heap-profiling,\n"
-    "                      /control/stop-heap-profiling (all programs, or\n"
-    "                      ?pid=N, ?program=NAME, ?target=SPEC) on ADDR\n"
-    "                      (HOST:PORT; HOST defaults to 127.0.0.1)\n"
-    "  --influx URL        push InfluxDB 1.x line protocol to URL/write\n"
-    "                      (measurements ghc_rts, ghc_heap_census,\n"
-    "                      ghc_heap_band, ghc_marker)\n"
-    "  --db NAME           InfluxDB database (default rtscope; created\n"
-    "                      unless --no-create-db)\n"
-    "  --no-create-db      do not send CREATE DATABASE\n"
-    "  --influx-queue SIZE points held while InfluxDB is unreachable, in\n"
-    "                      bytes (default 8M; the oldest are dropped and\n"
-    "                      counted beyond it)\n"
-    "  --influx-flush SECS send a batch at least this often (default 1)\n"
-    "  --influx-backoff SECS  longest delay between retries (default 8)\n"
-    "  --interval SECS     ghc_rts points at most this often in program\n"
-    "                      time (default 1)\n"
-    "  --bands N           bands per sample exported (default 10)\n"
-    "  --backoff SECS      longest delay between connection attempts to a\n"
-    "                      target (default 2): a restarted program is\n"
-    "                      followed within this\n"
-    "  --forget SECS       drop an ended run's series after SECS unless the\n"
-    "                      program comes back earlier (default 60)\n"
-    "  --merge-buffer SIZE bytes held per target to order events across\n"
-    "                      capabilities (default 2M)\n"
-    "  --quiet             no status messages on stderr\n"
-    "\n"
+    "others. Runs until interrupted.\n";
+
+static const char export_more[] =
     "Status changes (connected, program ended, cannot connect, malformed\n"
     "stream, InfluxDB unreachable) go to stderr, one line each.\n"
     "See docs/live-and-export.md.\n";
 
-static int export_parse_secs(const char *s, double *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end || !(v > 0) || v > 86400)
-        return -1;
-    *out = v;
-    return 0;
-}
+/* What `rtscope export` is given. */
+typedef struct export_args {
+    const char *prom;
+    influx_opts ix;
+    target_opts to;
+    double influx_flush, influx_backoff, interval, backoff, forget;
+    long bands;
+    int quiet;
+} export_args;
+
+#define EXPORT_SECS(n, member, h)                                              \
+    {                                                                          \
+        .name = (n), .kind = OPT_NUMBER, .argname = "SECS",                    \
+        .lo = DBL_TRUE_MIN, .hi = 86400, .value = OPT_AT(export_args, member), \
+        .help = (h), .bad = "seconds, above 0 and at most 86400"               \
+    }
+
+static const opt export_opts[] = {
+    {.name = "prometheus",
+     .kind = OPT_STRING,
+     .argname = "ADDR",
+     .value = OPT_AT(export_args, prom),
+     .help = "serve GET /metrics (Prometheus text format) and\n"
+             "POST /control/request-heap-census,\n"
+             "/control/start-heap-profiling,\n"
+             "/control/stop-heap-profiling (all programs, or\n"
+             "?pid=N, ?program=NAME, ?target=SPEC) on ADDR\n"
+             "(HOST:PORT; HOST defaults to 127.0.0.1)"},
+    {.name = "influx",
+     .kind = OPT_STRING,
+     .argname = "URL",
+     .value = OPT_AT(export_args, ix.url),
+     .help = "push InfluxDB 1.x line protocol to URL/write\n"
+             "(measurements ghc_rts, ghc_heap_census,\n"
+             "ghc_heap_band, ghc_marker)"},
+    {.name = "db",
+     .kind = OPT_STRING,
+     .argname = "NAME",
+     .value = OPT_AT(export_args, ix.db),
+     .help = "InfluxDB database (default rtscope; created\n"
+             "unless --no-create-db)"},
+    {.name = "no-create-db",
+     .kind = OPT_FLAG,
+     .set = 0,
+     .value = OPT_AT(export_args, ix.create_db),
+     .help = "do not send CREATE DATABASE"},
+    {.name = "influx-queue",
+     .kind = OPT_SIZE,
+     .argname = "SIZE",
+     .min = 4096,
+     .value = OPT_AT(export_args, ix.queue_max),
+     .help = "points held while InfluxDB is unreachable, in\n"
+             "bytes (default 8M; the oldest are dropped and\n"
+             "counted beyond it)",
+     .bad = "a size of at least 4K"},
+    EXPORT_SECS("influx-flush", influx_flush,
+                "send a batch at least this often (default 1)"),
+    EXPORT_SECS("influx-backoff", influx_backoff,
+                "longest delay between retries (default 8)"),
+    EXPORT_SECS("interval", interval,
+                "ghc_rts points at most this often in program\n"
+                "time (default 1)"),
+    {.name = "bands",
+     .kind = OPT_COUNT,
+     .argname = "N",
+     .min = 1,
+     .max = 1000,
+     .value = OPT_AT(export_args, bands),
+     .help = "bands per sample exported (default 10)",
+     .bad = "a number from 1 to 1000"},
+    EXPORT_SECS("backoff", backoff,
+                "longest delay between connection attempts to a\n"
+                "target (default 2): a restarted program is\n"
+                "followed within this"),
+    EXPORT_SECS("forget", forget,
+                "drop an ended run's series after SECS unless the\n"
+                "program comes back earlier (default 60)"),
+    {.name = "merge-buffer",
+     .kind = OPT_SIZE,
+     .argname = "SIZE",
+     .value = OPT_AT(export_args, to.merge_budget),
+     .help = "bytes held per target to order events across\n"
+             "capabilities (default 2M)",
+     .bad = "not a size (K, M, G suffixes)"},
+    {.name = "quiet",
+     .kind = OPT_FLAG,
+     .set = 1,
+     .value = OPT_AT(export_args, quiet),
+     .help = "no status messages on stderr"},
+    OPT_END,
+};
 
 /* 1 if a line of the same kind as `msg` (same text but for digits) was
  * printed in the last minute; else remembers it and returns 0. */
@@ -176,12 +227,16 @@ static void export_forget(exporter *ex, int64_t now)
 static int export_run(int argc, char **argv);
 
 const cli_command cli_cmd_export = {
-    "export",
-    "serve running programs' metrics to Prometheus / push to InfluxDB",
-    export_usage,
-    export_run,
-    NULL,
-    NULL,
+    .name = "export",
+    .summary = "serve running programs' metrics to Prometheus / push to "
+               "InfluxDB",
+    .synopsis = "rtscope export TARGET... [--prometheus [HOST:]PORT]\n"
+                "                      [--influx URL [--db NAME]] [options]",
+    .about = export_about,
+    .opts = export_opts,
+    .sep = ' ',
+    .more = export_more,
+    .run = export_run,
 };
 
 static int export_loop(exporter *ex)
@@ -286,201 +341,121 @@ static int export_loop(exporter *ex)
     return CLI_EXIT_OK;
 }
 
+/* The targets (specs[0..n-1]) and InfluxDB, as a says, into ex (zeroed):
+ * CLI_EXIT_OK, or an exit status after a message. */
+static int export_open(exporter *ex, export_args *a, size_t n, char **specs)
+{
+    ex->quiet = a->quiet;
+    ex->interval_ns = (uint64_t)(a->interval * 1e9);
+    ex->forget_ms = (int64_t)(a->forget * 1000);
+    ex->ntargets = n;
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
+    ex->targets = calloc(n, sizeof(target *));
+    ex->follow = calloc(n, sizeof(*ex->follow));
+    if (!ex->targets || !ex->follow) {
+        fprintf(stderr, "rtscope export: out of memory\n");
+        return CLI_EXIT_DATA;
+    }
+    target_opts to = a->to;
+    to.top_n = (size_t)a->bands;
+    to.backoff_max_ms = (int)(a->backoff * 1000);
+    to.on_event = export_on_event;
+    char why[300];
+    for (size_t i = 0; i < n; i++) {
+        ex->follow[i].ex = ex;
+        to.ctx = &ex->follow[i];
+        ex->targets[i] = target_new(specs[i], &to, why, sizeof(why));
+        if (!ex->targets[i])
+            return cli_usage_error(&cli_cmd_export, "%s", why);
+        ex->follow[i].t = ex->targets[i];
+    }
+    if (a->ix.url) {
+        influx_opts io = a->ix;
+        io.flush_ms = (int)(a->influx_flush * 1000);
+        io.backoff_max_ms = (int)(a->influx_backoff * 1000);
+        ex->ix = influx_new(&io, why, sizeof(why));
+        if (!ex->ix)
+            return cli_usage_error(&cli_cmd_export, "%s", why);
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Serve /metrics and /control on prom ([HOST:]PORT). */
+static int export_serve(exporter *ex, const char *prom)
+{
+    char why[300];
+    struct sockaddr_storage ss;
+    if (export_listen_addr(prom, &ss, why, sizeof(why)) != 0)
+        return cli_usage_error(&cli_cmd_export, "--prometheus: %s", why);
+    unsigned flags = MHD_USE_EPOLL;
+    if (ss.ss_family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+    ex->httpd = MHD_start_daemon(
+        flags, 0, NULL, NULL, export_http, ex, MHD_OPTION_SOCK_ADDR,
+        (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_END);
+    if (!ex->httpd) {
+        fprintf(stderr,
+                "rtscope export: cannot serve on %s: %s (is the port "
+                "in use?)\n",
+                prom, errno ? strerror(errno) : "libmicrohttpd failed");
+        return CLI_EXIT_DATA;
+    }
+    if (!ex->quiet) {
+        const union MHD_DaemonInfo *di =
+            MHD_get_daemon_info(ex->httpd, MHD_DAEMON_INFO_BIND_PORT);
+        fprintf(stderr, "rtscope export: serving http://%s/metrics (port %u)\n",
+                prom, di ? (unsigned)di->port : 0u);
+    }
+    return CLI_EXIT_OK;
+}
+
+static void export_close(exporter *ex)
+{
+    if (ex->httpd)
+        MHD_stop_daemon(ex->httpd);
+    influx_free(ex->ix);
+    for (size_t i = 0; ex->targets && i < ex->ntargets; i++)
+        target_free(ex->targets[i]);
+    free(ex->targets);
+    free(ex->follow);
+}
+
 static int export_run(int argc, char **argv)
 {
-    enum {
-        OPT_PROM = 2000,
-        OPT_INFLUX,
-        OPT_DB,
-        OPT_NOCREATE,
-        OPT_IQUEUE,
-        OPT_IFLUSH,
-        OPT_IBACKOFF,
-        OPT_INTERVAL,
-        OPT_BANDS,
-        OPT_BACKOFF,
-        OPT_FORGET,
-        OPT_MERGE,
-        OPT_QUIET,
-    };
-    static const struct option longopts[] = {
-        {"prometheus", required_argument, NULL, OPT_PROM},
-        {"influx", required_argument, NULL, OPT_INFLUX},
-        {"db", required_argument, NULL, OPT_DB},
-        {"no-create-db", no_argument, NULL, OPT_NOCREATE},
-        {"influx-queue", required_argument, NULL, OPT_IQUEUE},
-        {"influx-flush", required_argument, NULL, OPT_IFLUSH},
-        {"influx-backoff", required_argument, NULL, OPT_IBACKOFF},
-        {"interval", required_argument, NULL, OPT_INTERVAL},
-        {"bands", required_argument, NULL, OPT_BANDS},
-        {"backoff", required_argument, NULL, OPT_BACKOFF},
-        {"forget", required_argument, NULL, OPT_FORGET},
-        {"merge-buffer", required_argument, NULL, OPT_MERGE},
-        {"quiet", no_argument, NULL, OPT_QUIET},
-        {NULL, 0, NULL, 0},
-    };
-    const char *prom = NULL;
-    influx_opts io;
-    target_opts to;
-    double interval = 1, backoff = 2, forget = 60, secs;
-    memset(&io, 0, sizeof(io));
-    memset(&to, 0, sizeof(to));
-    io.db = "rtscope";
-    io.create_db = 1;
-    int quiet = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_PROM:
-            prom = optarg;
-            break;
-        case OPT_INFLUX:
-            io.url = optarg;
-            break;
-        case OPT_DB:
-            io.db = optarg;
-            break;
-        case OPT_NOCREATE:
-            io.create_db = 0;
-            break;
-        case OPT_IQUEUE:
-            if (cli_parse_size(optarg, &io.queue_max) != 0 ||
-                io.queue_max < 4096)
-                return cli_usage_error(&cli_cmd_export,
-                                       "bad --influx-queue '%s' (a size of "
-                                       "at least 4K)",
-                                       optarg);
-            break;
-        case OPT_IFLUSH:
-        case OPT_IBACKOFF:
-        case OPT_INTERVAL:
-        case OPT_BACKOFF:
-        case OPT_FORGET:
-            if (export_parse_secs(optarg, &secs) != 0)
-                return cli_usage_error(&cli_cmd_export,
-                                       "bad number of seconds '%s'", optarg);
-            if (c == OPT_IFLUSH)
-                io.flush_ms = (int)(secs * 1000);
-            else if (c == OPT_IBACKOFF)
-                io.backoff_max_ms = (int)(secs * 1000);
-            else if (c == OPT_INTERVAL)
-                interval = secs;
-            else if (c == OPT_BACKOFF)
-                backoff = secs;
-            else
-                forget = secs;
-            break;
-        case OPT_BANDS: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 1000)
-                return cli_usage_error(&cli_cmd_export,
-                                       "bad --bands '%s' (1 to 1000)", optarg);
-            to.top_n = (size_t)v;
-            break;
-        }
-        case OPT_MERGE:
-            if (cli_parse_size(optarg, &to.merge_budget) != 0)
-                return cli_usage_error(&cli_cmd_export,
-                                       "bad --merge-buffer '%s'", optarg);
-            break;
-        case OPT_QUIET:
-            quiet = 1;
-            break;
-        default:
-            return cli_usage_error(&cli_cmd_export, "unknown option '%s'",
-                                   argv[optind - 1]);
-        }
-    }
-    if (optind >= argc)
+    export_args a;
+    memset(&a, 0, sizeof(a));
+    a.ix.db = "rtscope";
+    a.ix.create_db = 1;
+    a.interval = 1;
+    a.backoff = 2;
+    a.forget = 60;
+    int first =
+        opts_parse("export", argc, argv, &(opts_bind){export_opts, &a}, 1);
+    if (first < 0)
+        return CLI_EXIT_USAGE;
+    if (first >= argc)
         return cli_usage_error(&cli_cmd_export,
                                "no TARGET (unix:PATH or tcp:HOST:PORT)");
-    if (!prom && !io.url)
+    if (!a.prom && !a.ix.url)
         return cli_usage_error(&cli_cmd_export,
                                "nothing to export to: give --prometheus "
                                "ADDR and/or --influx URL");
-    to.backoff_max_ms = (int)(backoff * 1000);
-    to.on_event = export_on_event;
-
     exporter ex;
     memset(&ex, 0, sizeof(ex));
-    ex.quiet = quiet;
-    ex.interval_ns = (uint64_t)(interval * 1e9);
-    ex.forget_ms = (int64_t)(forget * 1000);
-    ex.ntargets = (size_t)(argc - optind);
-    // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
-    ex.targets = calloc(ex.ntargets, sizeof(target *));
-    ex.follow = calloc(ex.ntargets, sizeof(*ex.follow));
-    int rc = CLI_EXIT_OK;
-    char why[300];
-    if (!ex.targets || !ex.follow) {
-        fprintf(stderr, "rtscope export: out of memory\n");
-        rc = CLI_EXIT_DATA;
-        goto out;
+    int rc = export_open(&ex, &a, (size_t)(argc - first), argv + first);
+    if (rc == CLI_EXIT_OK && a.prom)
+        rc = export_serve(&ex, a.prom);
+    if (rc == CLI_EXIT_OK) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = export_on_signal;
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        signal(SIGPIPE, SIG_IGN);
+        export_stop_flag = 0;
+        rc = export_loop(&ex);
     }
-    for (size_t i = 0; i < ex.ntargets; i++) {
-        ex.follow[i].ex = &ex;
-        to.ctx = &ex.follow[i];
-        ex.targets[i] =
-            target_new(argv[optind + (int)i], &to, why, sizeof(why));
-        if (!ex.targets[i]) {
-            rc = cli_usage_error(&cli_cmd_export, "%s", why);
-            goto out;
-        }
-        ex.follow[i].t = ex.targets[i];
-    }
-    if (io.url) {
-        ex.ix = influx_new(&io, why, sizeof(why));
-        if (!ex.ix) {
-            rc = cli_usage_error(&cli_cmd_export, "%s", why);
-            goto out;
-        }
-    }
-    if (prom) {
-        struct sockaddr_storage ss;
-        if (export_listen_addr(prom, &ss, why, sizeof(why)) != 0) {
-            rc = cli_usage_error(&cli_cmd_export, "--prometheus: %s", why);
-            goto out;
-        }
-        unsigned flags = MHD_USE_EPOLL;
-        if (ss.ss_family == AF_INET6)
-            flags |= MHD_USE_IPv6;
-        ex.httpd = MHD_start_daemon(
-            flags, 0, NULL, NULL, export_http, &ex, MHD_OPTION_SOCK_ADDR,
-            (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-            MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_END);
-        if (!ex.httpd) {
-            fprintf(stderr,
-                    "rtscope export: cannot serve on %s: %s (is the port "
-                    "in use?)\n",
-                    prom, errno ? strerror(errno) : "libmicrohttpd failed");
-            rc = CLI_EXIT_DATA;
-            goto out;
-        }
-        if (!quiet) {
-            const union MHD_DaemonInfo *di =
-                MHD_get_daemon_info(ex.httpd, MHD_DAEMON_INFO_BIND_PORT);
-            fprintf(stderr,
-                    "rtscope export: serving http://%s/metrics (port %u)\n",
-                    prom, di ? (unsigned)di->port : 0u);
-        }
-    }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = export_on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-    export_stop_flag = 0;
-    rc = export_loop(&ex);
-out:
-    if (ex.httpd)
-        MHD_stop_daemon(ex.httpd);
-    influx_free(ex.ix);
-    for (size_t i = 0; ex.targets && i < ex.ntargets; i++)
-        target_free(ex.targets[i]);
-    free(ex.targets);
-    free(ex.follow);
+    export_close(&ex);
     return rc;
 }

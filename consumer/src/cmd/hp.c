@@ -5,7 +5,6 @@
 #include "rtscope/out/hp.h"
 #include "cli.h"
 
-#include <getopt.h>
 #include <string.h>
 
 static int hp_sink(void *ctx, const el_event *ev, const el_typetab *types)
@@ -14,53 +13,51 @@ static int hp_sink(void *ctx, const el_event *ev, const el_typetab *types)
     return hp_writer_event(ctx, ev);
 }
 
-static const char hp_usage[] =
-    "usage: rtscope hp [options] -o FILE.hp INPUT\n"
-    "\n"
+static const char hp_about[] =
     "Write the heap profile recorded in an eventlog (+RTS -h... -l) as a .hp\n"
     "file for hp2ps: samples in time order (elapsed seconds), MARK lines for\n"
     "user markers. With -hi, bands are named from IPE events\n"
-    "(TABLE_NAME@SRCLOC).\n"
-    "\n"
-    "options:\n"
-    "  -o, --output=FILE   where to write (required; '-' for stdout)\n"
-    "  --by-address        -hi: name bands by info-table "
-    "address\n" CLI_COMMON_HELP;
+    "(TABLE_NAME@SRCLOC).\n";
+
+/* What `rtscope hp` is given. */
+typedef struct hp_args {
+    cli_input_opts io;
+    const char *output;
+    int by_address;
+} hp_args;
+
+static const opt hp_opts[] = {
+    {.name = "output",
+     .letter = 'o',
+     .kind = OPT_STRING,
+     .argname = "FILE",
+     .value = OPT_AT(hp_args, output),
+     .help = "where to write (required; '-' for stdout)"},
+    {.name = "by-address",
+     .kind = OPT_FLAG,
+     .set = 1,
+     .value = OPT_AT(hp_args, by_address),
+     .help = "-hi: name bands by info-table address"},
+    OPT_INCLUDE(cli_input_table, hp_args, io),
+    OPT_END,
+};
 
 static int hp_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"by-address", no_argument, NULL, 'A'},
-        CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
-    cli_input_opts io;
-    const char *output = NULL;
-    int by_address = 0, c;
-    memset(&io, 0, sizeof(io));
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            output = optarg;
-            break;
-        case 'A':
-            by_address = 1;
-            break;
-        default:
-            if (c == '?' || cli_common_option(&io, c, optarg) != 0)
-                return cli_usage_error(&cli_cmd_hp, "bad option");
-        }
-    }
-    if (!output)
+    hp_args a;
+    memset(&a, 0, sizeof(a));
+    int first = opts_parse("hp", argc, argv, &(opts_bind){hp_opts, &a}, 1);
+    if (first < 0)
+        return CLI_EXIT_USAGE;
+    if (!a.output)
         return cli_usage_error(&cli_cmd_hp, "-o FILE.hp is required");
-    if (optind != argc - 1)
+    if (first != argc - 1)
         return cli_usage_error(&cli_cmd_hp, "expected one INPUT");
+    const char *output = a.output, *input = argv[first];
     FILE *out = cli_open_output(output);
     if (!out)
         return CLI_EXIT_USAGE;
-    hp_writer *w = hp_writer_new(out, by_address);
+    hp_writer *w = hp_writer_new(out, a.by_address);
     if (!w) {
         fprintf(stderr, "rtscope: out of memory\n");
         cli_close_output(out, output);
@@ -69,12 +66,12 @@ static int hp_run(int argc, char **argv)
     uint8_t wanted[65536];
     memset(wanted, 0, sizeof(wanted));
     hp_writer_want(wanted);
-    io.reader.wanted = wanted;
+    a.io.reader.wanted = wanted;
     el_reader_result res;
-    int rc = cli_read(argv[optind], &io, hp_sink, w, &res);
+    int rc = cli_read(input, &a.io, hp_sink, w, &res);
     /* the profile ends at the last event of any type (res.last_ts) */
     if (hp_writer_finish(w, res.last_ts) != 0) {
-        fprintf(stderr, "rtscope: %s: out of memory\n", argv[optind]);
+        fprintf(stderr, "rtscope: %s: out of memory\n", input);
         rc = CLI_EXIT_DATA;
     }
     if (cli_close_output(out, output) != 0 && rc == CLI_EXIT_OK)
@@ -84,7 +81,10 @@ static int hp_run(int argc, char **argv)
 }
 
 const cli_command cli_cmd_hp = {
-    "hp",     "write the heap profile as a .hp file for hp2ps",
-    hp_usage, hp_run,
-    NULL,     NULL,
+    .name = "hp",
+    .summary = "write the heap profile as a .hp file for hp2ps",
+    .synopsis = "rtscope hp [options] -o FILE.hp INPUT",
+    .about = hp_about,
+    .opts = hp_opts,
+    .run = hp_run,
 };

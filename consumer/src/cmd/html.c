@@ -7,39 +7,47 @@
 #include "profile_load.h"
 #include "rtscope/out/report.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char html_usage[] =
-    "usage: rtscope html [options] INPUT\n"
-    "\n"
+static const char html_about[] =
     "Write a heap-profile report of an eventlog (+RTS -hT -l, -hi -l, ...) or\n"
     "of a .hp file: one self-contained HTML page (no network needed to view\n"
     "it) with the stacked area chart, normalized and per-band line charts,\n"
     "the heap pane, the run's facts, markers, and a searchable, sortable\n"
-    "table of every band (for -hi with its provenance).\n"
-    "\n"
-    "options:\n"
-    "  -o, --output=FILE   where to write (default INPUT.html; '-' for "
-    "stdout;\n"
-    "                      with --json the default is stdout)\n"
-    "  --json              write the report's data as JSON "
-    "instead\n" HTML_OPTS_HELP CLI_COMMON_HELP;
+    "table of every band (for -hi with its provenance).\n";
+
+static const opt html_cmd_opts[] = {
+    {.name = "output",
+     .letter = 'o',
+     .kind = OPT_STRING,
+     .argname = "FILE",
+     .value = OPT_AT(html_opts, output),
+     .help = "where to write (default INPUT.html; '-' for stdout;\n"
+             "with --json the default is stdout)"},
+    {.name = "json",
+     .kind = OPT_FLAG,
+     .set = 1,
+     .value = OPT_AT(html_opts, json),
+     .help = "write the report's data as JSON instead"},
+    OPT_INCLUDE_HERE(html_opts_table),
+    OPT_INCLUDE(cli_input_table, html_opts, io),
+    OPT_END,
+};
 
 static int html_run(int argc, char **argv)
 {
     html_opts ho;
-    const char *output;
-    int json;
-    int err = html_opts_parse(&ho, &cli_cmd_html, argc, argv, &output, &json);
-    if (err != 0)
-        return err;
-    if (optind != argc - 1) {
+    int first = html_opts_parse(&ho, &cli_cmd_html, argc, argv);
+    if (first < 0)
+        return -first;
+    if (first != argc - 1) {
         html_opts_free(&ho);
         return cli_usage_error(&cli_cmd_html, "expected one INPUT");
     }
-    const char *input = argv[optind];
+    const char *output = ho.output;
+    int json = ho.json;
+    const char *input = argv[first];
     char *defout = NULL;
     if (!output) {
         if (json || strcmp(input, "-") == 0 ||
@@ -83,7 +91,10 @@ static int html_run(int argc, char **argv)
 }
 
 const cli_command cli_cmd_html = {
-    "html",     "write a heap-profile report (HTML, or --json)",
-    html_usage, html_run,
-    NULL,       NULL,
+    .name = "html",
+    .summary = "write a heap-profile report (HTML, or --json)",
+    .synopsis = "rtscope html [options] INPUT",
+    .about = html_about,
+    .opts = html_cmd_opts,
+    .run = html_run,
 };

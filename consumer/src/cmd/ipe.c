@@ -5,7 +5,6 @@
 #include "rtscope/model/ipe.h"
 #include "cli.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,56 +77,53 @@ static int ipe_row_cmp(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static const char ipe_usage[] =
-    "usage: rtscope ipe [options] INPUT\n"
-    "\n"
+static const char ipe_about[] =
     "Print the info-table provenance (IPE) entries of an eventlog, sorted by\n"
     "address: ADDRESS, table name, closure type, type, label, module, source\n"
     "span and the band name rtscope gives the table (as in hp, html, live and\n"
-    "export), separated by tabs.\n"
-    "\n"
-    "options:\n"
-    "  -o, --output=FILE   write to FILE instead of standard output\n"
-    "  --no-header         omit the column header line\n" CLI_COMMON_HELP;
+    "export), separated by tabs.\n";
+
+/* What `rtscope ipe` is given. */
+typedef struct ipe_args {
+    cli_input_opts io;
+    const char *output;
+    int header;
+} ipe_args;
+
+static const opt ipe_opts[] = {
+    {.name = "output",
+     .letter = 'o',
+     .kind = OPT_STRING,
+     .argname = "FILE",
+     .value = OPT_AT(ipe_args, output),
+     .help = "write to FILE instead of standard output"},
+    {.name = "no-header",
+     .kind = OPT_FLAG,
+     .set = 0,
+     .value = OPT_AT(ipe_args, header),
+     .help = "omit the column header line"},
+    OPT_INCLUDE(cli_input_table, ipe_args, io),
+    OPT_END,
+};
 
 static int ipe_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"no-header", no_argument, NULL, 'N'},
-        CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
-    cli_input_opts io;
+    ipe_args a;
+    memset(&a, 0, sizeof(a));
+    a.output = "-";
+    a.header = 1;
+    int first = opts_parse("ipe", argc, argv, &(opts_bind){ipe_opts, &a}, 1);
+    if (first < 0)
+        return CLI_EXIT_USAGE;
+    if (first != argc - 1)
+        return cli_usage_error(&cli_cmd_ipe, "expected one INPUT");
+    const char *output = a.output, *input = argv[first];
     ipe_state s;
-    const char *output = "-";
-    int header = 1, c;
-    memset(&io, 0, sizeof(io));
     memset(&s, 0, sizeof(s));
     s.names = ipe_table_new();
     if (!s.names) {
         fprintf(stderr, "rtscope: out of memory\n");
         return CLI_EXIT_DATA;
-    }
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            output = optarg;
-            break;
-        case 'N':
-            header = 0;
-            break;
-        default:
-            if (c == '?' || cli_common_option(&io, c, optarg) != 0) {
-                ipe_table_free(s.names);
-                return cli_usage_error(&cli_cmd_ipe, "bad option");
-            }
-        }
-    }
-    if (optind != argc - 1) {
-        ipe_table_free(s.names);
-        return cli_usage_error(&cli_cmd_ipe, "expected one INPUT");
     }
     FILE *out = cli_open_output(output);
     if (!out) {
@@ -135,15 +131,15 @@ static int ipe_run(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     el_reader_result res;
-    int rc = cli_read(argv[optind], &io, ipe_sink, &s, &res);
+    int rc = cli_read(input, &a.io, ipe_sink, &s, &res);
     if (s.nomem) {
-        fprintf(stderr, "rtscope: %s: out of memory\n", argv[optind]);
+        fprintf(stderr, "rtscope: %s: out of memory\n", input);
         rc = CLI_EXIT_DATA;
     }
     if (rc == CLI_EXIT_OK) {
         if (s.n)
             qsort(s.rows, s.n, sizeof(*s.rows), ipe_row_cmp);
-        if (header)
+        if (a.header)
             fputs("address\ttable\tclosure_"
                   "type\ttype\tlabel\tmodule\tsrcloc\tname\n",
                   out);
@@ -163,7 +159,10 @@ static int ipe_run(int argc, char **argv)
 }
 
 const cli_command cli_cmd_ipe = {
-    "ipe",     "print the info-table provenance (IPE) table",
-    ipe_usage, ipe_run,
-    NULL,      NULL,
+    .name = "ipe",
+    .summary = "print the info-table provenance (IPE) table",
+    .synopsis = "rtscope ipe [options] INPUT",
+    .about = ipe_about,
+    .opts = ipe_opts,
+    .run = ipe_run,
 };

@@ -10,7 +10,6 @@
 
 #include <curses.h>
 #include <errno.h>
-#include <getopt.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -263,9 +262,7 @@ static int live_key(live_view *v, int ch)
     return 0;
 }
 
-static const char live_usage[] =
-    "usage: rtscope live TARGET... [--refresh SECS] [--bands N]\n"
-    "\n"
+static const char live_about[] =
     "A terminal view of running programs (TARGET: unix:PATH, tcp:HOST:PORT\n"
     "or tcp:PORT: the program's +RTS --eventlog-socket), refreshed every\n"
     "second: heap size, live bytes, blocks size, allocation and its rate,\n"
@@ -277,20 +274,53 @@ static const char live_usage[] =
     "  c      request a heap census (the program needs -hT or -hi)\n"
     "  p / s  start / stop heap profiling\n"
     "  tab    next target (also j/k, arrows)\n"
-    "  q      quit\n"
-    "\n"
-    "  --refresh SECS   redraw interval (default 1)\n"
-    "  --bands N        bands shown per sample (default 10)\n"
-    "  --backoff SECS   longest delay between connection attempts\n"
-    "                   (default 2)\n"
-    "See docs/live-and-export.md.\n";
+    "  q      quit\n";
+
+/* What `rtscope live` is given. */
+typedef struct live_args {
+    double refresh, backoff; /* seconds; backoff 0: the default */
+    long bands;              /* 0: the default */
+} live_args;
+
+static const opt live_opts[] = {
+    {.name = "refresh",
+     .kind = OPT_NUMBER,
+     .argname = "SECS",
+     .lo = 0.05,
+     .hi = 3600,
+     .value = OPT_AT(live_args, refresh),
+     .help = "redraw interval (default 1)",
+     .bad = "seconds from 0.05 to 3600"},
+    {.name = "bands",
+     .kind = OPT_COUNT,
+     .argname = "N",
+     .min = 1,
+     .max = 1000,
+     .value = OPT_AT(live_args, bands),
+     .help = "bands shown per sample (default 10)",
+     .bad = "a number from 1 to 1000"},
+    {.name = "backoff",
+     .kind = OPT_NUMBER,
+     .argname = "SECS",
+     .lo = 0.05,
+     .hi = 3600,
+     .value = OPT_AT(live_args, backoff),
+     .help = "longest delay between connection attempts\n(default 2)",
+     .bad = "seconds from 0.05 to 3600"},
+    OPT_END,
+};
 
 static int live_run(int argc, char **argv);
 
 const cli_command cli_cmd_live = {
-    "live",     "terminal view of running programs (eventlog sockets)",
-    live_usage, live_run,
-    NULL,       NULL,
+    .name = "live",
+    .summary = "terminal view of running programs (eventlog sockets)",
+    .synopsis = "rtscope live TARGET... [--refresh SECS] [--bands N]",
+    .about = live_about,
+    .opts = live_opts,
+    .sep = ' ',
+    .more = "See docs/live-and-export.md.\n",
+    .run = live_run,
 };
 
 static int live_loop(live_view *v)
@@ -346,57 +376,26 @@ static int live_loop(live_view *v)
 
 static int live_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"refresh", required_argument, NULL, 'r'},
-        {"bands", required_argument, NULL, 'b'},
-        {"backoff", required_argument, NULL, 'B'},
-        {NULL, 0, NULL, 0},
-    };
+    live_args a = {.refresh = 1};
+    int first = opts_parse("live", argc, argv, &(opts_bind){live_opts, &a}, 1);
+    if (first < 0)
+        return CLI_EXIT_USAGE;
     live_view v;
     target_opts to;
     memset(&v, 0, sizeof(v));
     memset(&to, 0, sizeof(to));
-    v.refresh_ms = 1000;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        char *end;
-        double d;
-        switch (c) {
-        case 'r':
-        case 'B':
-            d = strtod(optarg, &end);
-            if (*end || end == optarg || !(d >= 0.05) || d > 3600)
-                return cli_usage_error(&cli_cmd_live,
-                                       "bad number of seconds '%s'", optarg);
-            if (c == 'r')
-                v.refresh_ms = (int)(d * 1000);
-            else
-                to.backoff_max_ms = (int)(d * 1000);
-            break;
-        case 'b': {
-            long n = strtol(optarg, &end, 10);
-            if (*end || n < 1 || n > 1000)
-                return cli_usage_error(&cli_cmd_live,
-                                       "bad --bands '%s' (1 to 1000)", optarg);
-            to.top_n = (size_t)n;
-            break;
-        }
-        default:
-            return cli_usage_error(&cli_cmd_live, "unknown option '%s'",
-                                   argv[optind - 1]);
-        }
-    }
-    if (optind >= argc)
+    v.refresh_ms = (int)(a.refresh * 1000);
+    to.backoff_max_ms = (int)(a.backoff * 1000);
+    to.top_n = (size_t)a.bands;
+    if (first >= argc)
         return cli_usage_error(&cli_cmd_live,
                                "no TARGET (unix:PATH or tcp:HOST:PORT)");
+    v.ntargets = (size_t)argc - (size_t)first;
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         fprintf(stderr, "rtscope live: needs a terminal (for scripts and "
                         "monitoring use 'rtscope export')\n");
         return CLI_EXIT_USAGE;
     }
-    v.ntargets = (size_t)(argc - optind);
     // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
     v.targets = calloc(v.ntargets, sizeof(target *));
     if (!v.targets)
@@ -404,7 +403,7 @@ static int live_run(int argc, char **argv)
     int rc = CLI_EXIT_OK;
     char why[300];
     for (size_t i = 0; i < v.ntargets; i++) {
-        v.targets[i] = target_new(argv[optind + (int)i], &to, why, sizeof(why));
+        v.targets[i] = target_new(argv[first + (int)i], &to, why, sizeof(why));
         if (!v.targets[i]) {
             rc = cli_usage_error(&cli_cmd_live, "%s", why);
             goto out;

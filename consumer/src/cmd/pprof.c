@@ -13,18 +13,16 @@
 #include "session.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <float.h>
 #include <inttypes.h>
-#include <math.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-static const char pprof_usage[] =
-    "usage: rtscope pprof [options] INPUT [BASE]\n"
-    "\n"
+static const char pprof_about[] =
     "Write one heap census of an eventlog (+RTS -hi -l, -hT -l, ...) or of\n"
     "a .hp file as a gzipped pprof profile (profile.proto), to open in\n"
     "`go tool pprof`, speedscope or Grafana Pyroscope. Each band is a\n"
@@ -35,24 +33,72 @@ static const char pprof_usage[] =
     "\n"
     "An rtscope snapshot (rtscope debug snapshot), or with --debug a live\n"
     "program's debug stub (a TARGET as rtscope debug takes it), gives the\n"
-    "census of its heap by info table instead, with inuse_objects too.\n"
-    "\n"
-    "options:\n"
-    "  -o, --output=FILE   where to write (default INPUT without its "
-    "extension\n"
-    "                      plus .pb.gz; '-' for stdout)\n"
-    "  --sample=N          census number N (from 0) instead of the largest\n"
-    "  --at=SECONDS        the census nearest SECONDS of run time\n"
-    "  --last              the last census\n"
-    "  --base=FILE         subtract FILE's census (chosen the same way):\n"
-    "                      growth is positive, shrinking negative; a second\n"
-    "                      INPUT is the same\n"
-    "  -p, --hp            inputs are .hp files (assumed for names ending "
-    "in\n"
-    "                      .hp)\n"
-    "  --debug             INPUT is a debug TARGET: walk the live heap\n"
-    "  --no-gc, --fork     with --debug: pause at once, or read a forked\n"
-    "                      copy (see rtscope help debug)\n" CLI_COMMON_HELP;
+    "census of its heap by info table instead, with inuse_objects too.\n";
+
+/* What `rtscope pprof` is given. */
+typedef struct pprof_args {
+    cli_input_opts io;
+    const char *output, *base;
+    long sample;
+    double at;
+    int last, sample_given, at_given, last_given, force_hp, debug;
+    debug_args heap; /* --no-gc, --fork (debug_pause_table) */
+} pprof_args;
+
+static const opt pprof_opts[] = {
+    {.name = "output",
+     .letter = 'o',
+     .kind = OPT_STRING,
+     .argname = "FILE",
+     .value = OPT_AT(pprof_args, output),
+     .help = "where to write (default INPUT without its extension\n"
+             "plus .pb.gz; '-' for stdout)"},
+    {.name = "sample",
+     .kind = OPT_COUNT,
+     .argname = "N",
+     .max = LONG_MAX,
+     .value = OPT_AT(pprof_args, sample),
+     .given = OPT_AT(pprof_args, sample_given),
+     .help = "census number N (from 0) instead of the largest",
+     .bad = "not a census number (from 0)"},
+    {.name = "at",
+     .kind = OPT_NUMBER,
+     .argname = "SECONDS",
+     .lo = -DBL_MAX,
+     .hi = DBL_MAX,
+     .value = OPT_AT(pprof_args, at),
+     .given = OPT_AT(pprof_args, at_given),
+     .help = "the census nearest SECONDS of run time",
+     .bad = "not a number of seconds"},
+    {.name = "last",
+     .kind = OPT_FLAG,
+     .set = 1,
+     .value = OPT_AT(pprof_args, last),
+     .given = OPT_AT(pprof_args, last_given),
+     .help = "the last census"},
+    {.name = "base",
+     .kind = OPT_STRING,
+     .argname = "FILE",
+     .value = OPT_AT(pprof_args, base),
+     .help = "subtract FILE's census (chosen the same way):\n"
+             "growth is positive, shrinking negative; a second\n"
+             "INPUT is the same"},
+    {.name = "hp",
+     .letter = 'p',
+     .kind = OPT_FLAG,
+     .set = 1,
+     .value = OPT_AT(pprof_args, force_hp),
+     .help = "inputs are .hp files (assumed for names ending in\n.hp)"},
+    {.name = "debug",
+     .kind = OPT_FLAG,
+     .set = 1,
+     .value = OPT_AT(pprof_args, debug),
+     .help = "INPUT is a debug TARGET: walk the live heap (after a\n"
+             "major GC, or as --no-gc or --fork say)"},
+    OPT_INCLUDE(debug_pause_table, pprof_args, heap),
+    OPT_INCLUDE(cli_input_table, pprof_args, io),
+    OPT_END,
+};
 
 /* The default output: INPUT without its extension, plus ".pb.gz". */
 static char *pprof_default_output(const char *input)
@@ -296,138 +342,86 @@ static int pprof_heap_run(const char *target, int snapshot, int gc,
     return rc;
 }
 
-static int pprof_run(int argc, char **argv)
+/* The census of an eventlog or a .hp file (less BASE's) to output. */
+static int pprof_profile_run(const pprof_args *a, const char *input,
+                             const char *output)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"hp", no_argument, NULL, 'p'},
-        {"sample", required_argument, NULL, 1200},
-        {"at", required_argument, NULL, 1201},
-        {"last", no_argument, NULL, 1202},
-        {"base", required_argument, NULL, 1203},
-        {"debug", no_argument, NULL, 1204},
-        DEBUG_PAUSE_OPTIONS,
-        CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
-    cli_input_opts io;
-    memset(&io, 0, sizeof(io));
     profile_opts po;
     memset(&po, 0, sizeof(po));
     po.no_traces = 1;
-    po.pick = PROFILE_PICK_LARGEST;
-    const char *output = NULL, *base_in = NULL;
-    int force_hp = 0, picks = 0, c, debug = 0, gc = DBG_PAUSE_AFTER_GC,
-        gc_given = 0;
-    char *end;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:p", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            output = optarg;
-            break;
-        case 'p':
-            force_hp = 1;
-            break;
-        case 1200: {
-            errno = 0;
-            unsigned long long n = strtoull(optarg, &end, 10);
-            if (*end || end == optarg || optarg[0] == '-' || errno)
-                return cli_usage_error(&cli_cmd_pprof, "bad --sample: %s",
-                                       optarg);
-            po.pick = PROFILE_PICK_INDEX;
-            po.pick_index = (size_t)n;
-            picks++;
-            break;
-        }
-        case 1201:
-            po.pick_at = strtod(optarg, &end);
-            if (*end || end == optarg || !isfinite(po.pick_at))
-                return cli_usage_error(&cli_cmd_pprof, "bad --at: %s", optarg);
-            po.pick = PROFILE_PICK_AT;
-            picks++;
-            break;
-        case 1202:
-            po.pick = PROFILE_PICK_LAST;
-            picks++;
-            break;
-        case 1203:
-            base_in = optarg;
-            break;
-        case 1204:
-            debug = 1;
-            break;
-        case 'n':
-        case 'F':
-            gc = debug_pause_option(c);
-            gc_given = 1;
-            break;
-        default: {
-            int r = c == '?' ? -1 : cli_common_option(&io, c, optarg);
-            if (r != 0)
-                return r < 0
-                           ? cli_usage_error(&cli_cmd_pprof,
-                                             "bad option or value")
-                           : cli_usage_error(&cli_cmd_pprof, "unknown option");
-        }
-        }
-    }
-    if (picks > 1)
-        return cli_usage_error(&cli_cmd_pprof,
-                               "--sample, --at and --last exclude each other");
-    if (optind == argc - 2 && !base_in)
-        base_in = argv[optind + 1];
-    else if (optind != argc - 1)
-        return cli_usage_error(&cli_cmd_pprof, "expected INPUT [BASE]");
-    const char *input = argv[optind];
-    int snapshot = dbg_snap_file_is_snapshot(input), heap = debug || snapshot;
-    if (heap && (base_in || picks || force_hp))
-        return cli_usage_error(&cli_cmd_pprof,
-                               "a heap's census (a snapshot, --debug) is one "
-                               "census: no --base, --sample, --at, --last or "
-                               "--hp");
-    if (gc_given && !debug)
-        return cli_usage_error(&cli_cmd_pprof, "--no-gc and --fork go with "
-                                               "--debug");
-    char *defout = NULL;
-    if (!output) {
-        if (!heap && pprof_is_stream(input)) {
-            output = "-";
-        } else {
-            defout = pprof_default_output(input);
-            if (!defout) {
-                fprintf(stderr, "rtscope: out of memory\n");
-                return CLI_EXIT_DATA;
-            }
-            output = defout;
-        }
-    }
-    if (heap) {
-        int hr = pprof_heap_run(input, snapshot, gc, output);
-        free(defout);
-        return hr;
-    }
+    po.pick = a->sample_given ? PROFILE_PICK_INDEX
+              : a->at_given   ? PROFILE_PICK_AT
+              : a->last_given ? PROFILE_PICK_LAST
+                              : PROFILE_PICK_LARGEST;
+    po.pick_index = (size_t)a->sample;
+    po.pick_at = a->at;
     profile *p = profile_new(&po), *base = NULL;
     int rc = CLI_EXIT_OK;
-    if (!p || (base_in && !(base = profile_new(&po)))) {
+    if (!p || (a->base && !(base = profile_new(&po)))) {
         fprintf(stderr, "rtscope: out of memory\n");
         rc = CLI_EXIT_DATA;
     }
     if (rc == CLI_EXIT_OK)
-        rc = pprof_load(p, input, force_hp, &io);
+        rc = pprof_load(p, input, a->force_hp, &a->io);
     if (rc == CLI_EXIT_OK && base)
-        rc = pprof_load(base, base_in, force_hp, &io);
+        rc = pprof_load(base, a->base, a->force_hp, &a->io);
     pprof_profiles pp = {p, base};
     if (rc == CLI_EXIT_OK)
         rc = pprof_output(output, pprof_write_profiles, &pp);
     profile_free(p);
     profile_free(base);
+    return rc;
+}
+
+static int pprof_run(int argc, char **argv)
+{
+    pprof_args a;
+    memset(&a, 0, sizeof(a));
+    a.heap.gc = DBG_PAUSE_AFTER_GC;
+    int first =
+        opts_parse("pprof", argc, argv, &(opts_bind){pprof_opts, &a}, 1);
+    if (first < 0)
+        return CLI_EXIT_USAGE;
+    int picks = a.sample_given + a.at_given + a.last_given;
+    if (picks > 1)
+        return cli_usage_error(&cli_cmd_pprof,
+                               "--sample, --at and --last exclude each other");
+    if (first == argc - 2 && !a.base)
+        a.base = argv[first + 1];
+    else if (first != argc - 1)
+        return cli_usage_error(&cli_cmd_pprof, "expected INPUT [BASE]");
+    const char *input = argv[first];
+    int snapshot = dbg_snap_file_is_snapshot(input), heap = a.debug || snapshot;
+    if (heap && (a.base || picks || a.force_hp))
+        return cli_usage_error(&cli_cmd_pprof,
+                               "a heap's census (a snapshot, --debug) is one "
+                               "census: no --base, --sample, --at, --last or "
+                               "--hp");
+    if (a.heap.gc_given && !a.debug)
+        return cli_usage_error(&cli_cmd_pprof, "--no-gc and --fork go with "
+                                               "--debug");
+    const char *output = a.output;
+    char *defout = NULL;
+    if (!output && !heap && pprof_is_stream(input)) {
+        output = "-";
+    } else if (!output) {
+        output = defout = pprof_default_output(input);
+        if (!defout) {
+            fprintf(stderr, "rtscope: out of memory\n");
+            return CLI_EXIT_DATA;
+        }
+    }
+    int rc = heap ? pprof_heap_run(input, snapshot, a.heap.gc, output)
+                  : pprof_profile_run(&a, input, output);
     free(defout);
     return rc;
 }
 
 const cli_command cli_cmd_pprof = {
-    "pprof",     "write one heap census as a pprof profile (.pb.gz)",
-    pprof_usage, pprof_run,
-    NULL,        NULL,
+    .name = "pprof",
+    .summary = "write one heap census as a pprof profile (.pb.gz)",
+    .synopsis = "rtscope pprof [options] INPUT [BASE]",
+    .about = pprof_about,
+    .opts = pprof_opts,
+    .run = pprof_run,
 };

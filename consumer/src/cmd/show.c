@@ -3,7 +3,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -500,69 +499,72 @@ static int show_sink(void *ctx, const el_event *ev, const el_typetab *types)
     return ferror(f) ? 1 : 0;
 }
 
-static const char show_usage[] =
-    "usage: rtscope show [options] INPUT\n"
-    "\n"
+static const char show_about[] =
     "Print one line per event, in time order: the timestamp in nanoseconds,\n"
-    "the capability (for events written by one), and what happened.\n"
-    "\n"
-    "options:\n"
-    "  -o, --output=FILE   write to FILE instead of standard output\n"
-    "  --header            print the header's event-type table first\n"
-    "  --blocks            also print block markers\n"
-    "  --offsets           prefix each line with the event's byte "
-    "offset\n" CLI_COMMON_HELP;
+    "the capability (for events written by one), and what happened.\n";
+
+/* What `rtscope show` is given. */
+typedef struct show_args {
+    cli_input_opts io;
+    const char *output;
+    show_state s;
+} show_args;
+
+static const opt show_opts[] = {
+    {.name = "output",
+     .letter = 'o',
+     .kind = OPT_STRING,
+     .argname = "FILE",
+     .value = OPT_AT(show_args, output),
+     .help = "write to FILE instead of standard output"},
+    {.name = "header",
+     .kind = OPT_FLAG,
+     .set = 1,
+     .value = OPT_AT(show_args, s.header),
+     .help = "print the header's event-type table first"},
+    {.name = "blocks",
+     .kind = OPT_FLAG,
+     .set = 1,
+     .value = OPT_AT(show_args, s.blocks),
+     .help = "also print block markers"},
+    {.name = "offsets",
+     .kind = OPT_FLAG,
+     .set = 1,
+     .value = OPT_AT(show_args, s.offsets),
+     .help = "prefix each line with the event's byte offset"},
+    OPT_INCLUDE(cli_input_table, show_args, io),
+    OPT_END,
+};
 
 static int show_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"header", no_argument, NULL, 'H'},
-        {"blocks", no_argument, NULL, 'B'},
-        {"offsets", no_argument, NULL, 'O'},
-        CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
-    show_state s;
-    cli_input_opts io;
-    const char *output = "-";
-    memset(&s, 0, sizeof(s));
-    memset(&io, 0, sizeof(io));
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            output = optarg;
-            break;
-        case 'H':
-            s.header = 1;
-            break;
-        case 'B':
-            s.blocks = 1;
-            break;
-        case 'O':
-            s.offsets = 1;
-            break;
-        default:
-            if (c == '?' || cli_common_option(&io, c, optarg) != 0)
-                return cli_usage_error(&cli_cmd_show, "bad option");
-        }
-    }
-    if (optind != argc - 1)
+    show_args a;
+    memset(&a, 0, sizeof(a));
+    a.output = "-";
+    int first = opts_parse("show", argc, argv, &(opts_bind){show_opts, &a}, 1);
+    if (first < 0)
+        return CLI_EXIT_USAGE;
+    if (first != argc - 1)
         return cli_usage_error(&cli_cmd_show, "expected one INPUT");
-    s.out = cli_open_output(output);
-    if (!s.out)
+    show_state *s = &a.s;
+    const char *output = a.output;
+    s->out = cli_open_output(output);
+    if (!s->out)
         return CLI_EXIT_USAGE;
     static char obuf[1 << 16];
-    setvbuf(s.out, obuf, _IOFBF, sizeof(obuf));
+    setvbuf(s->out, obuf, _IOFBF, sizeof(obuf));
     el_reader_result res;
-    int rc = cli_read(argv[optind], &io, show_sink, &s, &res);
-    if (cli_close_output(s.out, output) != 0 && rc == CLI_EXIT_OK)
+    int rc = cli_read(argv[first], &a.io, show_sink, s, &res);
+    if (cli_close_output(s->out, output) != 0 && rc == CLI_EXIT_OK)
         rc = CLI_EXIT_DATA;
     return rc;
 }
 
 const cli_command cli_cmd_show = {
-    "show", "print every event, one per line", show_usage, show_run, NULL, NULL,
+    .name = "show",
+    .summary = "print every event, one per line",
+    .synopsis = "rtscope show [options] INPUT",
+    .about = show_about,
+    .opts = show_opts,
+    .run = show_run,
 };

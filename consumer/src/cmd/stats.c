@@ -7,7 +7,6 @@
 #include "rtscope/base/hmap.h"
 #include "rtscope/strhash.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,48 +300,50 @@ static void stats_free(stats_state *s)
     free(s->counts);
 }
 
-static const char stats_usage[] =
-    "usage: rtscope stats [options] INPUT\n"
-    "\n"
+static const char stats_about[] =
     "Summarise a run: events, GC collections and pause times, live data,\n"
-    "heap size, allocation, heap-profile samples, markers, IPE entries.\n"
-    "\n"
-    "options:\n"
-    "  -o, --output=FILE   write to FILE instead of standard output\n"
-    "  --canonical         print the canonical summary instead (event counts\n"
-    "                      per type, heap samples, markers, IPE entries), the\n"
-    "                      form testsuite/tools/checkers/GhcEventsCheck.hs "
-    "prints\n" CLI_COMMON_HELP;
+    "heap size, allocation, heap-profile samples, markers, IPE entries.\n";
+
+/* What `rtscope stats` is given. */
+typedef struct stats_args {
+    cli_input_opts io;
+    const char *output;
+    int canonical;
+} stats_args;
+
+static const opt stats_opts[] = {
+    {.name = "output",
+     .letter = 'o',
+     .kind = OPT_STRING,
+     .argname = "FILE",
+     .value = OPT_AT(stats_args, output),
+     .help = "write to FILE instead of standard output"},
+    {.name = "canonical",
+     .kind = OPT_FLAG,
+     .set = 1,
+     .value = OPT_AT(stats_args, canonical),
+     .help = "print the canonical summary instead (event counts\n"
+             "per type, heap samples, markers, IPE entries), the\n"
+             "form testsuite/tools/checkers/GhcEventsCheck.hs prints"},
+    OPT_INCLUDE(cli_input_table, stats_args, io),
+    OPT_END,
+};
 
 static int stats_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"canonical", no_argument, NULL, 'C'},
-        CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
-    cli_input_opts io;
-    const char *output = "-";
-    int canon = 0, c;
-    memset(&io, 0, sizeof(io));
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            output = optarg;
-            break;
-        case 'C':
-            canon = 1;
-            break;
-        default:
-            if (c == '?' || cli_common_option(&io, c, optarg) != 0)
-                return cli_usage_error(&cli_cmd_stats, "bad option");
-        }
-    }
-    if (optind != argc - 1)
+    stats_args a;
+    memset(&a, 0, sizeof(a));
+    a.output = "-";
+    int first =
+        opts_parse("stats", argc, argv, &(opts_bind){stats_opts, &a}, 1);
+    if (first < 0)
+        return CLI_EXIT_USAGE;
+    if (first != argc - 1)
         return cli_usage_error(&cli_cmd_stats, "expected one INPUT");
-    const char *input = argv[optind];
+    cli_input_opts io = a.io;
+    const char *output = a.output;
+    int canon = a.canonical;
+    const char *input = argv[first];
     FILE *out = cli_open_output(output);
     if (!out)
         return CLI_EXIT_USAGE;
@@ -409,7 +410,10 @@ static int stats_run(int argc, char **argv)
 }
 
 const cli_command cli_cmd_stats = {
-    "stats",     "summarise a run (GC, heap, samples, markers)",
-    stats_usage, stats_run,
-    NULL,        NULL,
+    .name = "stats",
+    .summary = "summarise a run (GC, heap, samples, markers)",
+    .synopsis = "rtscope stats [options] INPUT",
+    .about = stats_about,
+    .opts = stats_opts,
+    .run = stats_run,
 };

@@ -12,7 +12,6 @@
 #include "rtscope/debug/debug_blocks.h"
 #include "session.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,33 +329,50 @@ done:
     return r;
 }
 
+/* What `debug blocks` is given. */
+typedef struct blocks_args {
+    long sample;
+} blocks_args;
+
+static const opt blocks_opts[] = {
+    {.name = "sample",
+     .kind = OPT_COUNT,
+     .argname = "N",
+     .max = 100000,
+     .value = OPT_AT(blocks_args, sample),
+     .help = "show the objects of the N emptiest pinned blocks\n"
+             "(default 3; 0 for none)",
+     .bad = "not a number of blocks"},
+    OPT_END,
+};
+
 int debug_blocks_run(int argc, char **argv)
 {
-    long sample = 3;
-    const debug_opt opts[] = {
-        {.name = "sample",
-         .kind = DEBUG_OPT_COUNT,
-         .value = &sample,
-         .max = 100000,
-         .bad = "not a number of blocks"},
-        DEBUG_OPT_END,
-    };
+    blocks_args ba = {.sample = 3};
     debug_args a;
-    int r = debug_parse_args(&debug_cmd_blocks, argc, argv, opts, 1, &a);
-    return r >= 0 ? r : debug_blocks(a.target[0], (size_t)sample, a.gc);
+    int r = debug_parse_args(&debug_cmd_blocks, argc, argv, &ba, 1, &a);
+    return r >= 0 ? r : debug_blocks(a.target[0], (size_t)ba.sample, a.gc);
 }
 
-const debug_command debug_cmd_blocks = {
-    "blocks", "rtscope debug blocks TARGET [--sample N] [--no-gc|--fork]\n",
+static const char debug_blocks_help[] =
     "  blocks      pause (after a major GC), read the heap's block list and\n"
     "              walk the heap: block groups, blocks, megablocks, pinned\n"
     "              blocks, and a histogram of pinned-block utilisation (bytes\n"
     "              of reachable objects / block size, 10% buckets); then the\n"
     "              objects of the emptiest pinned blocks, each with a\n"
-    "              retainer path\n"
-    "    --sample N         show the objects of the N emptiest pinned blocks\n"
-    "                       (default 3; 0 for none)\n"
+    "              retainer path\n";
+
+static const char debug_blocks_example[] =
     "              e.g.  pinned blocks  1210 in 1204 groups (4840.0 KiB),\n"
     "                    live 174.0 KiB (3.6%)\n"
-    "                      0- 10%      1200 groups    4915200 bytes  ####\n",
-    1, debug_blocks_run};
+    "                      0- 10%      1200 groups    4915200 bytes  ####\n";
+
+const debug_command debug_cmd_blocks = {
+    .name = "blocks",
+    .synopsis = "rtscope debug blocks TARGET [--sample N] [--no-gc|--fork]\n",
+    .help = debug_blocks_help,
+    .opts = blocks_opts,
+    .example = debug_blocks_example,
+    .no_gc = 1,
+    .run = debug_blocks_run,
+};

@@ -11,7 +11,6 @@
 #include "session.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,35 +397,59 @@ done:
     return r;
 }
 
+/* What `debug census` is given. */
+typedef struct census_args {
+    int by; /* an enum census_by, in the order of census_by_names */
+    int by_given, heap_census;
+} census_args;
+
+static const char *const census_by_names[] = {"type", "constructor", "info",
+                                              "module", NULL};
+static const char *const census_by_help[] = {
+    "closure type (CONSTR_2_0, THUNK, ...)",
+    "constructor (main:Main:Leak), other closures by\n"
+    "type (the default)",
+    "info table, with its name",
+    "the module of the info table's source (-g) or of\n"
+    "the constructor",
+};
+
+static const opt census_opts[] = {
+    {.name = "by",
+     .kind = OPT_CHOICE,
+     .argname = "KEY",
+     .value = OPT_AT(census_args, by),
+     .given = OPT_AT(census_args, by_given),
+     .choices = census_by_names,
+     .choice_help = census_by_help},
+    {.name = "heap-census",
+     .kind = OPT_FLAG,
+     .set = 1,
+     .value = OPT_AT(census_args, heap_census),
+     .help = "count as the RTS's -hT census does, at a pause\n"
+             "right after a census the program takes (it needs\n"
+             "+RTS -hT, or another heap profile): -hT's bands,\n"
+             "heap objects only (static closures are counted\n"
+             "apart), each pinned block group whole as\n"
+             "ARR_WORDS; gives the time of the pause: the\n"
+             "census is the last eventlog heap sample before it"},
+    OPT_END,
+};
+
 int debug_census_run(int argc, char **argv)
 {
-    /* in the order of enum census_by */
-    static const char *const by_names[] = {"type", "constructor", "info",
-                                           "module", NULL};
-    int by = BY_CONSTRUCTOR, by_given = 0, heap_census = 0;
-    const debug_opt opts[] = {
-        {.name = "by",
-         .kind = DEBUG_OPT_CHOICE,
-         .value = &by,
-         .bad = "use type, constructor, info or module",
-         .choices = by_names,
-         .given = &by_given},
-        {.name = "heap-census",
-         .kind = DEBUG_OPT_FLAG,
-         .value = &heap_census,
-         .min = 1},
-        DEBUG_OPT_END,
-    };
+    census_args ca = {.by = BY_CONSTRUCTOR};
     debug_args a;
-    int r = debug_parse_args(&debug_cmd_census, argc, argv, opts, 1, &a);
+    int r = debug_parse_args(&debug_cmd_census, argc, argv, &ca, 1, &a);
     if (r >= 0)
         return r;
-    if (heap_census && (a.gc_given || by_given))
+    if (ca.heap_census && (a.gc_given || ca.by_given))
         return debug_usage_error(&debug_cmd_census,
                                  "--heap-census has its own pause and bands: "
                                  "no --no-gc, --fork or --by");
     return debug_census(a.target[0],
-                        heap_census ? BY_HEAP_BAND : (enum census_by)by, a.gc);
+                        ca.heap_census ? BY_HEAP_BAND : (enum census_by)ca.by,
+                        a.gc);
 }
 
 int debug_thunks_run(int argc, char **argv)
@@ -436,32 +459,31 @@ int debug_thunks_run(int argc, char **argv)
     return r >= 0 ? r : debug_census(a.target[0], BY_THUNK_SOURCE, a.gc);
 }
 
-const debug_command debug_cmd_census = {
-    "census",
-    "rtscope debug census TARGET [--by type|constructor|info|module] "
-    "[--no-gc|--fork]\n"
-    "       rtscope debug census TARGET --heap-census\n",
+static const char debug_census_help[] =
     "  census      pause (right after a major GC), walk the heap from the GC\n"
     "              roots and the saved objects, resume; print closures and\n"
-    "              bytes per key, largest first:\n"
-    "    --by type          closure type (CONSTR_2_0, THUNK, ...)\n"
-    "    --by constructor   constructor (main:Main:Leak), other closures by\n"
-    "                       type (the default)\n"
-    "    --by info          info table, with its name\n"
-    "    --by module        the module of the info table's source (-g) or of\n"
-    "                       the constructor\n"
-    "    --heap-census      count as the RTS's -hT census does, at a pause\n"
-    "                       right after a census the program takes (it needs\n"
-    "                       +RTS -hT, or another heap profile): -hT's bands,\n"
-    "                       heap objects only (static closures are counted\n"
-    "                       apart), each pinned block group whole as\n"
-    "                       ARR_WORDS; gives the time of the pause: the\n"
-    "                       census is the last eventlog heap sample before "
-    "it\n",
-    1, debug_census_run};
+    "              bytes per key, largest first:\n";
+
+const debug_command debug_cmd_census = {
+    .name = "census",
+    .synopsis =
+        "rtscope debug census TARGET [--by type|constructor|info|module] "
+        "[--no-gc|--fork]\n"
+        "       rtscope debug census TARGET --heap-census\n",
+    .help = debug_census_help,
+    .opts = census_opts,
+    .no_gc = 1,
+    .run = debug_census_run,
+};
+
+static const char debug_thunks_help[] =
+    "  thunks      a census of the thunks only, by source location\n"
+    "              (module and span, when the program was built with -g)\n";
 
 const debug_command debug_cmd_thunks = {
-    "thunks", "rtscope debug thunks TARGET [--no-gc|--fork]\n",
-    "  thunks      a census of the thunks only, by source location\n"
-    "              (module and span, when the program was built with -g)\n",
-    1, debug_thunks_run};
+    .name = "thunks",
+    .synopsis = "rtscope debug thunks TARGET [--no-gc|--fork]\n",
+    .help = debug_thunks_help,
+    .no_gc = 1,
+    .run = debug_thunks_run,
+};

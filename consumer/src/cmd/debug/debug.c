@@ -12,7 +12,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,13 +22,14 @@
 
 /* Note [The debug command table]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * Each subcommand is one debug_command: its synopsis, its help and its run
- * function, which parses its own options, so an option of one subcommand
- * is an error in another (`debug pause T --by type`). `rtscope help debug`
- * is the table read in order; `rtscope help debug NAME` (and `rtscope debug
- * NAME --help`) one entry. A new subcommand is a file with its run
- * function and its entry (a debug_command beside it), and a line in
- * debug_commands[].
+ * Each subcommand is one debug_command: its synopsis, its help, its
+ * options (a table, opts.h) and its run function, which parses them with
+ * debug_parse_args, so an option of one subcommand is an error in another
+ * (`debug pause T --by type`) and its help lists exactly what it takes.
+ * `rtscope help debug` is the table read in order; `rtscope help debug
+ * NAME` (and `rtscope debug NAME --help`) one entry. A new subcommand is a
+ * file with its run function and its entry (a debug_command beside it),
+ * and a line in debug_commands[].
  */
 
 static const char debug_intro[] =
@@ -43,13 +43,6 @@ static const char debug_intro[] =
     "one live debuggee has it, or a snapshot file (census, thunks,\n"
     "retainers, blocks, dups and gml read it as they read the live heap;\n"
     "blocks needs its block list; pause and resume refuse it).\n";
-
-static const char debug_no_gc_help[] =
-    "  --no-gc     pause at once, without a major GC first (no effect on a\n"
-    "              snapshot file)\n"
-    "  --fork      ghc-debug's fork mode: the stub pauses the program, forks\n"
-    "              it and resumes it at once; rtscope reads the paused copy\n"
-    "              while the program runs on (no major GC first)\n";
 
 static const char debug_outro[] =
     "A program that a command paused is resumed when rtscope\n"
@@ -150,18 +143,34 @@ static int debug_resume_run(int argc, char **argv)
 /* ---- the table -------------------------------------------------------- */
 /* (each command's entry is in its own file, beside its run function) */
 
-const debug_command debug_cmd_list = {
-    "list", "rtscope debug list\n",
+static const char debug_list_help[] =
     "  list        the debuggees in the socket directory: pid, program,\n"
-    "              live or dead (a socket left by a program that is gone)\n",
-    0, debug_list_run};
+    "              live or dead (a socket left by a program that is gone)\n";
+
+const debug_command debug_cmd_list = {
+    .name = "list",
+    .synopsis = "rtscope debug list\n",
+    .help = debug_list_help,
+    .run = debug_list_run,
+};
+static const char debug_pause_help[] =
+    "  pause       pause the program; it stays paused after rtscope exits\n";
+
 const debug_command debug_cmd_pause = {
-    "pause", "rtscope debug pause TARGET\n",
-    "  pause       pause the program; it stays paused after rtscope exits\n", 0,
-    debug_pause_run};
+    .name = "pause",
+    .synopsis = "rtscope debug pause TARGET\n",
+    .help = debug_pause_help,
+    .run = debug_pause_run,
+};
+static const char debug_resume_help[] =
+    "  resume      resume a paused program\n";
+
 const debug_command debug_cmd_resume = {
-    "resume", "rtscope debug resume TARGET\n",
-    "  resume      resume a paused program\n", 0, debug_resume_run};
+    .name = "resume",
+    .synopsis = "rtscope debug resume TARGET\n",
+    .help = debug_resume_help,
+    .run = debug_resume_run,
+};
 
 static const debug_command *const debug_commands[] = {
     &debug_cmd_list,     &debug_cmd_pause,      &debug_cmd_resume,
@@ -181,6 +190,23 @@ static const debug_command *debug_find(const char *name)
 
 /* ---- help and dispatch ------------------------------------------------ */
 
+/* The pause options, printed once after the subcommands that take them. */
+static void debug_print_pause_help(FILE *f)
+{
+    static const opts_layout layout = {2, 12, ' '};
+    opts_help(f, debug_pause_table, &layout);
+}
+
+/* What a subcommand does and its own options. */
+static void debug_print_command(FILE *f, const debug_command *dc)
+{
+    static const opts_layout layout = {4, 19, ' '};
+    fputs(dc->help, f);
+    opts_help(f, dc->opts, &layout);
+    if (dc->example)
+        fputs(dc->example, f);
+}
+
 static void debug_print_overview(FILE *f)
 {
     for (size_t i = 0; i < DEBUG_NCOMMANDS; i++) {
@@ -189,8 +215,9 @@ static void debug_print_overview(FILE *f)
     }
     fprintf(f, "\n%s\n", debug_intro);
     for (size_t i = 0; i < DEBUG_NCOMMANDS; i++)
-        fputs(debug_commands[i]->help, f);
-    fprintf(f, "%s\n%s", debug_no_gc_help, debug_outro);
+        debug_print_command(f, debug_commands[i]);
+    debug_print_pause_help(f);
+    fprintf(f, "\n%s", debug_outro);
     fputs("\n'rtscope help debug COMMAND' describes one command.\n", f);
 }
 
@@ -205,9 +232,10 @@ int debug_help(const char *name)
         fprintf(stderr, "rtscope: no such debug command: %s\n", name);
         return CLI_EXIT_USAGE;
     }
-    printf("usage: %s\n%s", dc->synopsis, dc->help);
+    printf("usage: %s\n", dc->synopsis);
+    debug_print_command(stdout, dc);
     if (dc->no_gc)
-        fputs(debug_no_gc_help, stdout);
+        debug_print_pause_help(stdout);
     printf("\nTARGET: a stub's socket path, a pid, a program name%s (see "
            "'rtscope help debug').\n%s",
            dc == &debug_cmd_pause || dc == &debug_cmd_resume ||
@@ -241,10 +269,9 @@ static void debug_usage_print(FILE *f)
 }
 
 const cli_command cli_cmd_debug = {
-    "debug",
-    "inspect a running program's heap through its debug stub",
-    NULL,
-    debug_run,
-    debug_usage_print,
-    debug_help,
+    .name = "debug",
+    .summary = "inspect a running program's heap through its debug stub",
+    .run = debug_run,
+    .print_usage = debug_usage_print,
+    .help_sub = debug_help,
 };

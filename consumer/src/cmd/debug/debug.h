@@ -5,6 +5,7 @@
 #ifndef RTSCOPE_CMD_DEBUG_H
 #define RTSCOPE_CMD_DEBUG_H
 
+#include "opts.h"
 #include "rtscope/base/hmap.h"
 #include "rtscope/debug/debug_graph.h"
 #include "rtscope/debug/debug_heap.h"
@@ -14,12 +15,16 @@
 #include <stdio.h>
 
 /* A subcommand: `rtscope debug NAME`. argv[0] of `run` is NAME; it parses
- * its own options (getopt_long) and returns an exit status. */
+ * its options with debug_parse_args and returns an exit status. Its help
+ * is its synopsis, its help text, its options (from opts) and its example;
+ * then the pause options when no_gc. */
 typedef struct debug_command {
     const char *name;
     const char *synopsis; /* its usage lines, "rtscope debug NAME ..." */
-    const char *help;     /* what it does and its options, indented */
-    int no_gc;            /* takes DEBUG_PAUSE_OPTIONS (--no-gc, --fork) */
+    const char *help;     /* what it does, indented ("  NAME        ...") */
+    const opt *opts;      /* its options (opts.h), or NULL */
+    const char *example;  /* after its options, indented; or NULL */
+    int no_gc;            /* takes the pause options (debug_pause_table) */
     int (*run)(int argc, char **argv);
 } debug_command;
 
@@ -33,58 +38,24 @@ extern const debug_command debug_cmd_list, debug_cmd_pause, debug_cmd_resume,
 int debug_usage_error(const debug_command *dc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* The options that choose how a walking subcommand pauses the program,
- * for its getopt_long table: --no-gc ('n') and --fork ('F'). Without them
- * it pauses after a major GC (DBG_PAUSE_AFTER_GC). */
-#define DEBUG_PAUSE_OPTIONS                                                    \
-    {"no-gc", no_argument, NULL, 'n'},                                         \
-    {                                                                          \
-        "fork", no_argument, NULL, 'F'                                         \
-    }
-/* The pause mode (an enum dbg_pause_mode) of option ch ('n' or 'F'). */
-int debug_pause_option(int ch);
-
-/* A subcommand's option, for debug_parse_args: its long name, a short one
- * (or 0), what its argument must be and where it goes. A bad argument is
- * the usage error "--NAME ARG: BAD". See Note [One option parser for the
- * debug commands] in args.c. */
-enum debug_opt_kind {
-    DEBUG_OPT_COUNT,   /* long *value: a whole number from min to max */
-    DEBUG_OPT_STRING,  /* const char **value: the argument as given */
-    DEBUG_OPT_FLAG,    /* int *value: set to min; takes no argument */
-    DEBUG_OPT_ADDR,    /* uint64_t *value: a non-zero hexadecimal address */
-    DEBUG_OPT_PERCENT, /* double *value: above 0, at most 100 */
-    DEBUG_OPT_CHOICE,  /* int *value: the argument's index in choices */
-};
-typedef struct debug_opt {
-    const char *name;
-    int short_name;
-    enum debug_opt_kind kind;
-    void *value;
-    long min, max;
-    const char *bad;
-    const char *const *choices; /* DEBUG_OPT_CHOICE: NULL-terminated */
-    int *given;                 /* incremented each time given, or NULL */
-} debug_opt;
-/* The end of a subcommand's table of options. */
-#define DEBUG_OPT_END                                                          \
-    {                                                                          \
-        NULL, 0, DEBUG_OPT_COUNT, NULL, 0, 0, NULL, NULL, NULL                 \
-    }
-
 /* What every subcommand gets besides its own options. */
 typedef struct debug_args {
     int gc;       /* an enum dbg_pause_mode: after a GC unless --no-gc/--fork */
-    int gc_given; /* --no-gc or --fork was given */
+    int gc_given; /* times --no-gc or --fork was given */
     const char *target[2];
 } debug_args;
 
-/* Parse argv (argv[0] the subcommand's name) against opts (ended by an
- * entry whose name is NULL; NULL for none), the pause options when
+/* The options that choose how a walking subcommand pauses the program,
+ * into a debug_args: --no-gc and --fork. Without them it pauses after a
+ * major GC (DBG_PAUSE_AFTER_GC). See Note [The pause options] in args.c. */
+extern const opt debug_pause_table[];
+
+/* Parse argv (argv[0] the subcommand's name) against dc->opts (values into
+ * *args, the struct that table describes), the pause options when
  * dc->no_gc, and exactly ntargets TARGETs (1 or 2). Returns -1 when all is
  * good (*a filled), else the exit status of the usage error it printed. */
-int debug_parse_args(const debug_command *dc, int argc, char **argv,
-                     const debug_opt *opts, int ntargets, debug_args *a);
+int debug_parse_args(const debug_command *dc, int argc, char **argv, void *args,
+                     int ntargets, debug_args *a);
 
 /* One line of a retainer path: address, closure type, constructor,
  * source; "(root)" when root. */

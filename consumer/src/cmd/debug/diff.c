@@ -270,40 +270,59 @@ static int debug_diff(const char *ta, const char *tb, int gc, size_t limit,
     return rc;
 }
 
+/* What `debug diff` is given. */
+typedef struct diff_args {
+    long limit, paths;
+} diff_args;
+
+static const opt diff_opts[] = {
+    {.name = "limit",
+     .kind = OPT_COUNT,
+     .argname = "N",
+     .min = 1,
+     .max = 1000000,
+     .value = OPT_AT(diff_args, limit),
+     .help = "at most N rows a table (default 20)",
+     .bad = "not a positive number"},
+    {.name = "paths",
+     .kind = OPT_COUNT,
+     .argname = "K",
+     .max = 100,
+     .value = OPT_AT(diff_args, paths),
+     .help = "retainer paths for K growers (default 3)",
+     .bad = "a number from 0 to 100"},
+    OPT_END,
+};
+
 int debug_diff_run(int argc, char **argv)
 {
-    long limit = 20, paths = 3;
-    const debug_opt opts[] = {
-        {.name = "limit",
-         .kind = DEBUG_OPT_COUNT,
-         .value = &limit,
-         .min = 1,
-         .max = 1000000,
-         .bad = "not a positive number"},
-        {.name = "paths",
-         .kind = DEBUG_OPT_COUNT,
-         .value = &paths,
-         .max = 100,
-         .bad = "a number from 0 to 100"},
-        DEBUG_OPT_END,
-    };
+    diff_args da = {.limit = 20, .paths = 3};
     debug_args a;
-    int r = debug_parse_args(&debug_cmd_diff, argc, argv, opts, 2, &a);
+    int r = debug_parse_args(&debug_cmd_diff, argc, argv, &da, 2, &a);
     return r >= 0 ? r
-                  : debug_diff(a.target[0], a.target[1], a.gc, (size_t)limit,
-                               (size_t)paths);
+                  : debug_diff(a.target[0], a.target[1], a.gc, (size_t)da.limit,
+                               (size_t)da.paths);
 }
 
-const debug_command debug_cmd_diff = {
-    "diff", "rtscope debug diff A B [--limit N] [--paths K] [--no-gc|--fork]\n",
+static const char debug_diff_help[] =
     "  diff        what grew from heap A to heap B of one program (A and B\n"
     "              snapshots, or B the live program): closures and bytes\n"
     "              by info table, constructor and module, largest growth\n"
     "              first, and for the K info tables that grew most a\n"
-    "              closure of B and its retainer path\n"
-    "    --limit N          at most N rows a table (default 20)\n"
-    "    --paths K          retainer paths for K growers (default 3)\n"
+    "              closure of B and its retainer path\n";
+
+static const char debug_diff_example[] =
     "              e.g.         +bytes      +count     bytes in B  count in B\n"
     "                        +1920000      +60000        1920032       60001\n"
-    "                    CONSTR main:Main.Request\n",
-    1, debug_diff_run};
+    "                    CONSTR main:Main.Request\n";
+
+const debug_command debug_cmd_diff = {
+    .name = "diff",
+    .synopsis =
+        "rtscope debug diff A B [--limit N] [--paths K] [--no-gc|--fork]\n",
+    .help = debug_diff_help,
+    .opts = diff_opts,
+    .example = debug_diff_example,
+    .no_gc = 1,
+    .run = debug_diff_run,
+};

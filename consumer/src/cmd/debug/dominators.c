@@ -14,7 +14,7 @@
 #include "session.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <float.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,47 +406,69 @@ static int debug_dominators(const char *target, int gc, double threshold,
     return rc;
 }
 
+/* What `debug dominators` is given. */
+typedef struct dominators_args {
+    double threshold;
+    long limit;
+    const char *html;
+} dominators_args;
+
+static const opt dominators_opts[] = {
+    {.name = "threshold",
+     .kind = OPT_NUMBER,
+     .argname = "PCT",
+     .lo = DBL_TRUE_MIN,
+     .hi = 100,
+     .value = OPT_AT(dominators_args, threshold),
+     .help = "a suspect retains at least PCT% (default 10)",
+     .bad = "a percentage above 0, at most 100"},
+    {.name = "limit",
+     .kind = OPT_COUNT,
+     .argname = "N",
+     .min = 1,
+     .max = 1000000,
+     .value = OPT_AT(dominators_args, limit),
+     .help = "at most N rows a table (default 20)",
+     .bad = "not a positive number"},
+    {.name = "html",
+     .kind = OPT_STRING,
+     .argname = "FILE",
+     .value = OPT_AT(dominators_args, html),
+     .help = "write the report as a self-contained page"},
+    OPT_END,
+};
+
 int debug_dominators_run(int argc, char **argv)
 {
-    const char *html = NULL;
-    double threshold = 10.0;
-    long limit = 20;
-    const debug_opt opts[] = {
-        {.name = "threshold",
-         .kind = DEBUG_OPT_PERCENT,
-         .value = &threshold,
-         .bad = "a percentage above 0, at most 100"},
-        {.name = "limit",
-         .kind = DEBUG_OPT_COUNT,
-         .value = &limit,
-         .min = 1,
-         .max = 1000000,
-         .bad = "not a positive number"},
-        {.name = "html", .kind = DEBUG_OPT_STRING, .value = &html},
-        DEBUG_OPT_END,
-    };
+    dominators_args da = {.threshold = 10.0, .limit = 20};
     debug_args a;
-    int r = debug_parse_args(&debug_cmd_dominators, argc, argv, opts, 1, &a);
+    int r = debug_parse_args(&debug_cmd_dominators, argc, argv, &da, 1, &a);
     return r >= 0 ? r
-                  : debug_dominators(a.target[0], a.gc, threshold,
-                                     (size_t)limit, html);
+                  : debug_dominators(a.target[0], a.gc, da.threshold,
+                                     (size_t)da.limit, da.html);
 }
 
-const debug_command debug_cmd_dominators = {
-    "dominators",
-    "rtscope debug dominators TARGET [--threshold PCT] [--limit N] [--html "
-    "FILE]\n"
-    "                         [--no-gc|--fork]\n",
+static const char debug_dominators_help[] =
     "  dominators  the dominator tree of the reachable heap: retained sizes\n"
     "              by info table, constructor and module (a group's closures\n"
     "              that no other of the group dominates), and the leak\n"
     "              suspects: closures retaining at least PCT% of the heap,\n"
     "              followed down to where the bytes spread out, each with\n"
-    "              what it mostly holds and its retainer path\n"
-    "    --threshold PCT    a suspect retains at least PCT% (default 10)\n"
-    "    --limit N          at most N rows a table (default 20)\n"
-    "    --html FILE        write the report as a self-contained page\n"
+    "              what it mostly holds and its retainer path\n";
+
+static const char debug_dominators_example[] =
     "              e.g.  suspect 1: 0x004200a1b2c0 0x4d2e10 CONSTR\n"
     "                    containers:Data.Map.Internal.Bin\n"
-    "                      retains 41230000 bytes (71.2% of the heap)\n",
-    1, debug_dominators_run};
+    "                      retains 41230000 bytes (71.2% of the heap)\n";
+
+const debug_command debug_cmd_dominators = {
+    .name = "dominators",
+    .synopsis = "rtscope debug dominators TARGET [--threshold PCT] [--limit N] "
+                "[--html FILE]\n"
+                "                         [--no-gc|--fork]\n",
+    .help = debug_dominators_help,
+    .opts = dominators_opts,
+    .example = debug_dominators_example,
+    .no_gc = 1,
+    .run = debug_dominators_run,
+};

@@ -35,7 +35,6 @@
 #include "rtscope/debug/debug_blocks.h"
 #include "session.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -306,31 +305,48 @@ done:
     return r;
 }
 
+/* What `debug dups` is given. */
+typedef struct dups_args {
+    long limit;
+} dups_args;
+
+static const opt dups_opts[] = {
+    {.name = "limit",
+     .kind = OPT_COUNT,
+     .argname = "N",
+     .min = 1,
+     .max = 100000000,
+     .value = OPT_AT(dups_args, limit),
+     .help = "at most N groups (default 20)",
+     .bad = "not a positive number"},
+    OPT_END,
+};
+
 int debug_dups_run(int argc, char **argv)
 {
-    long limit = 20;
-    const debug_opt opts[] = {
-        {.name = "limit",
-         .kind = DEBUG_OPT_COUNT,
-         .value = &limit,
-         .min = 1,
-         .max = 100000000,
-         .bad = "not a positive number"},
-        DEBUG_OPT_END,
-    };
+    dups_args da = {.limit = 20};
     debug_args a;
-    int r = debug_parse_args(&debug_cmd_dups, argc, argv, opts, 1, &a);
-    return r >= 0 ? r : debug_dups(a.target[0], (size_t)limit, a.gc);
+    int r = debug_parse_args(&debug_cmd_dups, argc, argv, &da, 1, &a);
+    return r >= 0 ? r : debug_dups(a.target[0], (size_t)da.limit, a.gc);
 }
 
-const debug_command debug_cmd_dups = {
-    "dups", "rtscope debug dups TARGET [--limit N] [--no-gc|--fork]\n",
+static const char debug_dups_help[] =
     "  dups        identical immutable closures (same info table, same\n"
     "              payload): constructors, frozen arrays and byte arrays\n"
     "              that could be one shared closure, by bytes wasted\n"
-    "              ((count - 1) * size), with constructor and source\n"
-    "    --limit N          at most N groups (default 20)\n"
+    "              ((count - 1) * size), with constructor and source\n";
+
+static const char debug_dups_example[] =
     "              e.g.       count     size       wasted  closure\n"
     "                           500       24        11976  CONSTR_2_0\n"
-    "                    main:Main:Dup  at Main Fragment.hs:27:12-22 ...\n",
-    1, debug_dups_run};
+    "                    main:Main:Dup  at Main Fragment.hs:27:12-22 ...\n";
+
+const debug_command debug_cmd_dups = {
+    .name = "dups",
+    .synopsis = "rtscope debug dups TARGET [--limit N] [--no-gc|--fork]\n",
+    .help = debug_dups_help,
+    .opts = dups_opts,
+    .example = debug_dups_example,
+    .no_gc = 1,
+    .run = debug_dups_run,
+};

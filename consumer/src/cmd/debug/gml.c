@@ -14,7 +14,6 @@
 #include "debug.h"
 #include "session.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,32 +294,49 @@ done:
     return r;
 }
 
+/* What `debug gml` is given. */
+typedef struct gml_args {
+    const char *out;
+} gml_args;
+
+static const opt gml_opts[] = {
+    {.name = "output",
+     .letter = 'o',
+     .kind = OPT_STRING,
+     .argname = "FILE",
+     .value = OPT_AT(gml_args, out),
+     .help = "the output file (- for standard output)"},
+    OPT_END,
+};
+
 int debug_gml_run(int argc, char **argv)
 {
-    const char *out = NULL;
-    const debug_opt opts[] = {
-        {.name = "output",
-         .short_name = 'o',
-         .kind = DEBUG_OPT_STRING,
-         .value = &out},
-        DEBUG_OPT_END,
-    };
+    gml_args ga = {NULL};
     debug_args a;
-    int r = debug_parse_args(&debug_cmd_gml, argc, argv, opts, 1, &a);
+    int r = debug_parse_args(&debug_cmd_gml, argc, argv, &ga, 1, &a);
     if (r >= 0)
         return r;
-    if (!out)
+    if (!ga.out)
         return debug_usage_error(&debug_cmd_gml, "gml needs -o FILE");
-    return debug_gml(a.target[0], out, a.gc);
+    return debug_gml(a.target[0], ga.out, a.gc);
 }
 
-const debug_command debug_cmd_gml = {
-    "gml", "rtscope debug gml TARGET -o FILE [--no-gc|--fork]\n",
+static const char debug_gml_help[] =
     "  gml         write the type-points-from graph in GML: a node per\n"
     "              constructor or closure type (count, bytes), an edge A -> B\n"
-    "              with the number of pointers from A closures to B closures\n"
-    "    -o FILE            the output file (- for standard output)\n"
+    "              with the number of pointers from A closures to B closures\n";
+
+static const char debug_gml_example[] =
     "              e.g.  node [ id 111 label \"main:Main:Kept\"\n"
     "                      kind \"constructor\" count 1200 bytes 28800 ]\n"
-    "                    edge [ source 111 target 92 count 1200 ]  (-> PS)\n",
-    1, debug_gml_run};
+    "                    edge [ source 111 target 92 count 1200 ]  (-> PS)\n";
+
+const debug_command debug_cmd_gml = {
+    .name = "gml",
+    .synopsis = "rtscope debug gml TARGET -o FILE [--no-gc|--fork]\n",
+    .help = debug_gml_help,
+    .opts = gml_opts,
+    .example = debug_gml_example,
+    .no_gc = 1,
+    .run = debug_gml_run,
+};

@@ -12,7 +12,6 @@
 #include "session.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,58 +210,76 @@ done:
     return r;
 }
 
+/* What `debug retainers` is given: one of name, info and addr. */
+typedef struct retainers_args {
+    const char *name;
+    uint64_t info, addr;
+    int nsel; /* how many of them */
+    long limit;
+} retainers_args;
+
+static const opt retainers_opts[] = {
+    {.name = "constructor",
+     .kind = OPT_STRING,
+     .argname = "NAME",
+     .value = OPT_AT(retainers_args, name),
+     .given = OPT_AT(retainers_args, nsel),
+     .help = "the constructor to look for, or"},
+    {.name = "info",
+     .kind = OPT_ADDR,
+     .argname = "ADDR",
+     .value = OPT_AT(retainers_args, info),
+     .given = OPT_AT(retainers_args, nsel),
+     .help = "closures with this info table (hex), or",
+     .bad = "not an address"},
+    {.name = "address",
+     .kind = OPT_ADDR,
+     .argname = "ADDR",
+     .value = OPT_AT(retainers_args, addr),
+     .given = OPT_AT(retainers_args, nsel),
+     .help = "the closure at this address (hex)",
+     .bad = "not an address"},
+    {.name = "limit",
+     .kind = OPT_COUNT,
+     .argname = "K",
+     .min = 1,
+     .max = 1000000,
+     .value = OPT_AT(retainers_args, limit),
+     .help = "at most K paths (default 1)",
+     .bad = "not a positive number"},
+    OPT_END,
+};
+
 int debug_retainers_run(int argc, char **argv)
 {
-    const char *name = NULL;
-    uint64_t info = 0, addr = 0;
-    int nsel = 0;
-    long limit = 1;
-    const debug_opt opts[] = {
-        {.name = "constructor",
-         .kind = DEBUG_OPT_STRING,
-         .value = &name,
-         .given = &nsel},
-        {.name = "info",
-         .kind = DEBUG_OPT_ADDR,
-         .value = &info,
-         .bad = "not an address",
-         .given = &nsel},
-        {.name = "address",
-         .kind = DEBUG_OPT_ADDR,
-         .value = &addr,
-         .bad = "not an address",
-         .given = &nsel},
-        {.name = "limit",
-         .kind = DEBUG_OPT_COUNT,
-         .value = &limit,
-         .min = 1,
-         .max = 1000000,
-         .bad = "not a positive number"},
-        DEBUG_OPT_END,
-    };
+    retainers_args ra = {.limit = 1};
     debug_args a;
-    int r = debug_parse_args(&debug_cmd_retainers, argc, argv, opts, 1, &a);
+    int r = debug_parse_args(&debug_cmd_retainers, argc, argv, &ra, 1, &a);
     if (r >= 0)
         return r;
-    if (nsel != 1)
+    if (ra.nsel != 1)
         return debug_usage_error(&debug_cmd_retainers,
                                  "needs one of --constructor NAME, --info "
                                  "ADDR, --address ADDR");
-    return debug_retainers(a.target[0], name, info, addr, (size_t)limit, a.gc);
+    return debug_retainers(a.target[0], ra.name, ra.info, ra.addr,
+                           (size_t)ra.limit, a.gc);
 }
 
-const debug_command debug_cmd_retainers = {
-    "retainers",
-    "rtscope debug retainers TARGET (--constructor NAME | --info ADDR |\n"
-    "                                       --address ADDR) [--limit K] "
-    "[--no-gc|--fork]\n",
+static const char debug_retainers_help[] =
     "  retainers   pause, search the heap breadth-first from the roots and\n"
     "              print, for each closure of constructor NAME found (Leak,\n"
     "              Main.Leak or main:Main:Leak), a shortest path from a root\n"
     "              to it: address, closure type, constructor and source\n"
-    "              location (when the program was built with -g)\n"
-    "    --constructor NAME the constructor to look for, or\n"
-    "    --info ADDR        closures with this info table (hex), or\n"
-    "    --address ADDR     the closure at this address (hex)\n"
-    "    --limit K          at most K paths (default 1)\n",
-    1, debug_retainers_run};
+    "              location (when the program was built with -g)\n";
+
+const debug_command debug_cmd_retainers = {
+    .name = "retainers",
+    .synopsis =
+        "rtscope debug retainers TARGET (--constructor NAME | --info ADDR |\n"
+        "                                       --address ADDR) [--limit K] "
+        "[--no-gc|--fork]\n",
+    .help = debug_retainers_help,
+    .opts = retainers_opts,
+    .no_gc = 1,
+    .run = debug_retainers_run,
+};

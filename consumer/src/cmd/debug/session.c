@@ -4,7 +4,6 @@
 
 #include "cli.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -185,15 +184,4 @@ void debug_warn_unreadable(const dbg_heap *h, const char *consequence)
     }
     if (h->unreadable > h->nunread)
         fprintf(stderr, "  ... and %zu more\n", h->unreadable - h->nunread);
-}
-
-int debug_parse_count(const char *arg, long min, long max, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(arg, &end, 10);
-    if (errno || end == arg || *end || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
 }

@@ -48,9 +48,6 @@ int debug_session_walk(debug_session *s, int gc, dbg_visit_fn fn, void *ctx,
  * N closures or frames could not be read; CONSEQUENCE" on stderr. */
 void debug_warn_unreadable(const dbg_heap *h, const char *consequence);
 
-/* ARG as a decimal count in [min, max]: 0, or -1 when it is not one. */
-int debug_parse_count(const char *arg, long min, long max, long *out);
-
 /* Resume now if the session paused the program. */
 void debug_session_release(debug_session *s);
 /* Resume if needed, disconnect, free everything. */

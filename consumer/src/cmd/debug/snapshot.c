@@ -8,7 +8,6 @@
 #include "rtscope/debug/rec_source.h"
 #include "session.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,33 +97,50 @@ done:
     return r;
 }
 
+/* What `debug snapshot` is given. */
+typedef struct snapshot_args {
+    const char *out;
+    int blocks; /* write the block list */
+} snapshot_args;
+
+static const opt snapshot_opts[] = {
+    {.name = "output",
+     .letter = 'o',
+     .kind = OPT_STRING,
+     .argname = "FILE",
+     .value = OPT_AT(snapshot_args, out),
+     .help = "where to write it"},
+    {.name = "no-blocks",
+     .kind = OPT_FLAG,
+     .set = 0,
+     .value = OPT_AT(snapshot_args, blocks),
+     .help = "leave out the block list (a shorter pause)"},
+    OPT_END,
+};
+
 int debug_snapshot_cmd_run(int argc, char **argv)
 {
-    const char *out = NULL;
-    int blocks = 1;
-    const debug_opt opts[] = {
-        {.name = "output",
-         .short_name = 'o',
-         .kind = DEBUG_OPT_STRING,
-         .value = &out},
-        {.name = "no-blocks", .kind = DEBUG_OPT_FLAG, .value = &blocks},
-        DEBUG_OPT_END,
-    };
+    snapshot_args sa = {.blocks = 1};
     debug_args a;
-    int r = debug_parse_args(&debug_cmd_snapshot, argc, argv, opts, 1, &a);
+    int r = debug_parse_args(&debug_cmd_snapshot, argc, argv, &sa, 1, &a);
     if (r >= 0)
         return r;
-    if (!out)
+    if (!sa.out)
         return debug_usage_error(&debug_cmd_snapshot, "needs -o FILE");
-    return debug_snapshot_run(a.target[0], out, a.gc, blocks);
+    return debug_snapshot_run(a.target[0], sa.out, a.gc, sa.blocks);
 }
 
-const debug_command debug_cmd_snapshot = {
-    "snapshot",
-    "rtscope debug snapshot TARGET -o FILE [--no-gc|--fork] [--no-blocks]\n",
+static const char debug_snapshot_help[] =
     "  snapshot    pause, copy what a walk from the roots reaches (closures,\n"
     "              info tables, bitmaps, SRTs) and the block list, resume,\n"
-    "              then write FILE (zstd-compressed; docs/debug.md)\n"
-    "    -o, --output FILE  where to write it\n"
-    "    --no-blocks        leave out the block list (a shorter pause)\n",
-    1, debug_snapshot_cmd_run};
+    "              then write FILE (zstd-compressed; docs/debug.md)\n";
+
+const debug_command debug_cmd_snapshot = {
+    .name = "snapshot",
+    .synopsis = "rtscope debug snapshot TARGET -o FILE [--no-gc|--fork] "
+                "[--no-blocks]\n",
+    .help = debug_snapshot_help,
+    .opts = snapshot_opts,
+    .no_gc = 1,
+    .run = debug_snapshot_cmd_run,
+};
