@@ -239,6 +239,55 @@ const cli_command cli_cmd_export = {
     .run = export_run,
 };
 
+/* Wait for the descriptors of pfds (the targets' and the HTTP daemon's)
+ * and for libcurl's at once, up to timeout ms (Note [One thread, one
+ * poll]); wfds has room for np. */
+static void export_curl_poll(exporter *ex, struct pollfd *pfds, size_t np,
+                             struct curl_waitfd *wfds, int timeout)
+{
+    size_t nw = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (pfds[i].fd < 0)
+            continue;
+        wfds[nw].fd = pfds[i].fd;
+        wfds[nw].events =
+            (short)((pfds[i].events & POLLIN ? CURL_WAIT_POLLIN : 0) |
+                    (pfds[i].events & POLLOUT ? CURL_WAIT_POLLOUT : 0));
+        wfds[nw].revents = 0;
+        nw++;
+    }
+    curl_multi_poll(influx_multi(ex->ix), wfds, (unsigned)nw, timeout, NULL);
+    nw = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (pfds[i].fd < 0)
+            continue;
+        short r = wfds[nw++].revents;
+        pfds[i].revents = (short)((r & CURL_WAIT_POLLIN ? POLLIN : 0) |
+                                  (r & CURL_WAIT_POLLOUT ? POLLOUT : 0));
+        /* curl reports POLLHUP/POLLERR as readable or writable */
+    }
+}
+
+/* Interrupted: give queued points a last chance (2 s at most). */
+static void export_drain(exporter *ex)
+{
+    int64_t until = target_now_ms() + 2000;
+    for (size_t i = 0; i < ex->ntargets; i++)
+        if (ex->targets[i]->m && !ex->targets[i]->ended &&
+            ex->follow[i].rts_dirty)
+            export_rts_point(&ex->follow[i], ex->targets[i]->m->last_ts);
+    influx_stats st;
+    for (;;) {
+        int64_t now = target_now_ms();
+        influx_get_stats(ex->ix, &st);
+        if (now >= until || (!st.queued_points && !influx_busy(ex->ix)))
+            break;
+        curl_multi_poll(influx_multi(ex->ix), NULL, 0, 50, NULL);
+        influx_step(ex->ix, now + 1000000); /* everything is due */
+    }
+    export_report(ex);
+}
+
 static int export_loop(exporter *ex)
 {
     size_t n = ex->ntargets;
@@ -280,29 +329,7 @@ static int export_loop(exporter *ex)
             int to = influx_timeout_ms(ex->ix, now);
             if (to >= 0 && to < timeout)
                 timeout = to;
-            size_t nw = 0;
-            for (size_t i = 0; i < np; i++) {
-                if (pfds[i].fd < 0)
-                    continue;
-                wfds[nw].fd = pfds[i].fd;
-                wfds[nw].events =
-                    (short)((pfds[i].events & POLLIN ? CURL_WAIT_POLLIN : 0) |
-                            (pfds[i].events & POLLOUT ? CURL_WAIT_POLLOUT : 0));
-                wfds[nw].revents = 0;
-                nw++;
-            }
-            curl_multi_poll(influx_multi(ex->ix), wfds, (unsigned)nw, timeout,
-                            NULL);
-            nw = 0;
-            for (size_t i = 0; i < np; i++) {
-                if (pfds[i].fd < 0)
-                    continue;
-                short r = wfds[nw++].revents;
-                pfds[i].revents =
-                    (short)((r & CURL_WAIT_POLLIN ? POLLIN : 0) |
-                            (r & CURL_WAIT_POLLOUT ? POLLOUT : 0));
-                /* curl reports POLLHUP/POLLERR as readable or writable */
-            }
+            export_curl_poll(ex, pfds, np, wfds, timeout);
         } else if (poll(pfds, np, timeout) < 0 && errno != EINTR) {
             fprintf(stderr, "rtscope export: poll: %s\n", strerror(errno));
             break;
@@ -318,24 +345,8 @@ static int export_loop(exporter *ex)
         export_forget(ex, now);
         export_report(ex);
     }
-    /* Interrupted: give queued points a last chance (2 s at most). */
-    if (ex->ix) {
-        int64_t until = target_now_ms() + 2000;
-        for (size_t i = 0; i < n; i++)
-            if (ex->targets[i]->m && !ex->targets[i]->ended &&
-                ex->follow[i].rts_dirty)
-                export_rts_point(&ex->follow[i], ex->targets[i]->m->last_ts);
-        influx_stats st;
-        for (;;) {
-            int64_t now = target_now_ms();
-            influx_get_stats(ex->ix, &st);
-            if (now >= until || (!st.queued_points && !influx_busy(ex->ix)))
-                break;
-            curl_multi_poll(influx_multi(ex->ix), NULL, 0, 50, NULL);
-            influx_step(ex->ix, now + 1000000); /* everything is due */
-        }
-        export_report(ex);
-    }
+    if (ex->ix)
+        export_drain(ex);
     free(pfds);
     free(wfds);
     return CLI_EXIT_OK;

@@ -75,30 +75,30 @@ static void live_update_rate(live_view *v, const metrics *m)
     }
 }
 
-static void live_draw_program(live_view *v, const target *t, int row)
+/* A row's label, in bold at its start. */
+static void live_label(int row, const char *label)
 {
-    const metrics *m = t->m;
+    attron(A_BOLD);
+    mvprintw(row, 0, "%s", label);
+    attroff(A_BOLD);
+}
+
+/* Heap, allocation, memory returned, GC and loss, from `row`; returns the
+ * next row. */
+static int live_draw_memory(const live_view *v, const metrics *m, int row)
+{
     char a[32], b[32], c[32];
-    int cols = COLS;
-    if (!m) {
-        mvprintw(row++, 0, "no program yet: %s", t->status);
-        return;
-    }
     live_bytes(a, sizeof(a), (double)m->heap_size);
     live_bytes(b, sizeof(b), (double)m->live_bytes);
     live_bytes(c, sizeof(c), (double)m->blocks_size);
-    attron(A_BOLD);
-    mvprintw(row, 0, "heap size");
-    attroff(A_BOLD);
+    live_label(row, "heap size");
     mvprintw(row++, 14, "%-14s live bytes  %-14s blocks size  %s",
              m->have_heap_size ? a : "-", m->have_live_bytes ? b : "-",
              m->have_blocks_size ? c : "-");
     live_bytes(a, sizeof(a), (double)m->allocated);
     live_bytes(b, sizeof(b), v->rate);
     live_bytes(c, sizeof(c), (double)m->mem_returned_total);
-    attron(A_BOLD);
-    mvprintw(row, 0, "allocated");
-    attroff(A_BOLD);
+    live_label(row, "allocated");
     mvprintw(row++, 14, "%-14s rate        %s/s%*s mem returned %s", a, b,
              (int)(10 - strlen(b) > 0 ? 10 - strlen(b) : 0), "",
              m->have_mem ? c : "-");
@@ -113,9 +113,7 @@ static void live_draw_program(live_view *v, const target *t, int row)
     uint64_t major = 0;
     for (int g = 1; g <= METRICS_MAX_GENS; g++)
         major += m->gc_by_gen[g];
-    attron(A_BOLD);
-    mvprintw(row, 0, "GC");
-    attroff(A_BOLD);
+    live_label(row, "GC");
     mvprintw(row++, 14,
              "%llu collections (%llu gen 0, %llu older)   pauses: total "
              "%.3f s, max %.2f ms, last %.2f ms",
@@ -132,10 +130,16 @@ static void live_draw_program(live_view *v, const target *t, int row)
                  a, (unsigned long long)m->dropped_events);
         attroff(A_BOLD);
     }
-    row++;
-    attron(A_BOLD);
-    mvprintw(row, 0, "heap samples");
-    attroff(A_BOLD);
+    return row;
+}
+
+/* The heap samples: how many, and the latest one's top bands as bars, from
+ * `row`; returns the next row. */
+static int live_draw_samples(const metrics *m, int row)
+{
+    char a[32];
+    int cols = COLS;
+    live_label(row, "heap samples");
     if (!m->profiling) {
         mvprintw(row++, 14,
                  "none yet (needs -hT or -hi; without "
@@ -176,19 +180,35 @@ static void live_draw_program(live_view *v, const target *t, int row)
         printw(" %.*s", cols > 40 ? cols - 36 : 4, name);
         row++;
     }
-    row++;
-    if (m->nmarkers) {
-        attron(A_BOLD);
-        mvprintw(row++, 0, "markers");
-        attroff(A_BOLD);
-        uint64_t first = m->nmarkers > METRICS_MARKERS / 2
-                             ? m->nmarkers - METRICS_MARKERS / 2
-                             : 0;
-        for (uint64_t i = first; i < m->nmarkers && row < LINES - 2; i++) {
-            const metrics_marker *mk = &m->markers[i % METRICS_MARKERS];
-            mvprintw(row++, 2, "%9.3f s  %s", (double)mk->ts / 1e9, mk->text);
-        }
+    return row;
+}
+
+/* The latest markers, from `row` to the status line. */
+static void live_draw_markers(const metrics *m, int row)
+{
+    if (!m->nmarkers)
+        return;
+    live_label(row++, "markers");
+    uint64_t first = m->nmarkers > METRICS_MARKERS / 2
+                         ? m->nmarkers - METRICS_MARKERS / 2
+                         : 0;
+    for (uint64_t i = first; i < m->nmarkers && row < LINES - 2; i++) {
+        const metrics_marker *mk = &m->markers[i % METRICS_MARKERS];
+        mvprintw(row++, 2, "%9.3f s  %s", (double)mk->ts / 1e9, mk->text);
     }
+}
+
+/* The selected program's pane, from `row`. */
+static void live_draw_program(const live_view *v, const target *t, int row)
+{
+    const metrics *m = t->m;
+    if (!m) {
+        mvprintw(row, 0, "no program yet: %s", t->status);
+        return;
+    }
+    row = live_draw_memory(v, m, row);
+    row = live_draw_samples(m, row + 1);
+    live_draw_markers(m, row + 1);
 }
 
 static void live_draw(live_view *v)

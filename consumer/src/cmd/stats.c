@@ -92,15 +92,14 @@ static void stats_end_sample(stats_state *s)
     s->sample_total = 0;
 }
 
-static int stats_sink(void *ctx, const el_event *ev, const el_typetab *types)
+/* GC_START, GC_STATS_GHC, GC_END: collections, their generations and
+ * pauses. */
+static void stats_gc(stats_state *s, const el_event *ev)
 {
-    stats_state *s = ctx;
-    stats_cap *c;
-    (void)types;
-    s->last_ts = ev->ts;
+    stats_cap *c = stats_cap_of(s, ev->cap);
     switch (ev->type) {
     case EL_GC_START:
-        if ((c = stats_cap_of(s, ev->cap))) {
+        if (c) {
             c->gc_start = ev->ts;
             c->in_gc = 1;
             c->gen = -1;
@@ -109,15 +108,14 @@ static int stats_sink(void *ctx, const el_event *ev, const el_typetab *types)
     case EL_GC_STATS_GHC:
         s->copied += ev->u.gc_stats.copied;
         s->gc_stats_seen = 1;
-        if ((c = stats_cap_of(s, ev->cap)))
+        if (c)
             c->gen = ev->u.gc_stats.gen;
         break;
     case EL_GC_END:
         /* In the threaded RTS every GC thread's capability writes GC_START
          * and GC_END; the collection itself is the one whose capability
          * wrote GC_STATS (it initiated the GC). */
-        if ((c = stats_cap_of(s, ev->cap)) && c->in_gc &&
-            (c->gen >= 0 || !s->gc_stats_seen)) {
+        if (c && c->in_gc && (c->gen >= 0 || !s->gc_stats_seen)) {
             uint64_t p = ev->ts >= c->gc_start ? ev->ts - c->gc_start : 0;
             s->gcs++;
             s->pause_total += p;
@@ -131,25 +129,15 @@ static int stats_sink(void *ctx, const el_event *ev, const el_typetab *types)
         if (c)
             c->in_gc = 0;
         break;
-    case EL_HEAP_LIVE:
-        if (ev->u.heap.bytes > s->max_live)
-            s->max_live = ev->u.heap.bytes;
+    default:
         break;
-    case EL_HEAP_SIZE:
-        if (ev->u.heap.bytes > s->max_heap_size)
-            s->max_heap_size = ev->u.heap.bytes;
-        break;
-    case EL_BLOCKS_SIZE:
-        if (ev->u.heap.bytes > s->max_blocks_size)
-            s->max_blocks_size = ev->u.heap.bytes;
-        break;
-    case EL_HEAP_ALLOCATED:
-        if ((c = stats_cap_of(s, ev->cap)) && ev->u.heap.bytes > c->allocated)
-            c->allocated = ev->u.heap.bytes;
-        break;
-    case EL_CREATE_THREAD:
-        s->threads++;
-        break;
+    }
+}
+
+/* The heap profile's events: its breakdown, samples and bands. */
+static void stats_heap_prof(stats_state *s, const el_event *ev)
+{
+    switch (ev->type) {
     case EL_HEAP_PROF_BEGIN:
         s->breakdown = ev->u.heap_prof_begin.breakdown;
         s->interval_ns = ev->u.heap_prof_begin.interval_ns;
@@ -174,6 +162,50 @@ static int stats_sink(void *ctx, const el_event *ev, const el_typetab *types)
     }
     case EL_HEAP_PROF_SAMPLE_END:
         stats_end_sample(s);
+        break;
+    default:
+        break;
+    }
+}
+
+static int stats_sink(void *ctx, const el_event *ev, const el_typetab *types)
+{
+    stats_state *s = ctx;
+    stats_cap *c;
+    (void)types;
+    s->last_ts = ev->ts;
+    switch (ev->type) {
+    case EL_GC_START:
+    case EL_GC_STATS_GHC:
+    case EL_GC_END:
+        stats_gc(s, ev);
+        break;
+    case EL_HEAP_PROF_BEGIN:
+    case EL_HEAP_PROF_SAMPLE_BEGIN:
+    case EL_HEAP_BIO_PROF_SAMPLE_BEGIN:
+    case EL_HEAP_PROF_SAMPLE_STRING:
+    case EL_HEAP_PROF_SAMPLE_COST_CENTRE:
+    case EL_HEAP_PROF_SAMPLE_END:
+        stats_heap_prof(s, ev);
+        break;
+    case EL_HEAP_LIVE:
+        if (ev->u.heap.bytes > s->max_live)
+            s->max_live = ev->u.heap.bytes;
+        break;
+    case EL_HEAP_SIZE:
+        if (ev->u.heap.bytes > s->max_heap_size)
+            s->max_heap_size = ev->u.heap.bytes;
+        break;
+    case EL_BLOCKS_SIZE:
+        if (ev->u.heap.bytes > s->max_blocks_size)
+            s->max_blocks_size = ev->u.heap.bytes;
+        break;
+    case EL_HEAP_ALLOCATED:
+        if ((c = stats_cap_of(s, ev->cap)) && ev->u.heap.bytes > c->allocated)
+            c->allocated = ev->u.heap.bytes;
+        break;
+    case EL_CREATE_THREAD:
+        s->threads++;
         break;
     case EL_USER_MARKER:
         if (s->markers < STATS_MARKERS_SHOWN) {

@@ -166,7 +166,29 @@ static size_t pick_emptiest(const blocks_state *s, size_t want, size_t *pick)
     return n;
 }
 
-static int blocks_report(dbg_heap *h, blocks_state *s, size_t sample)
+static void blocks_print_histogram(const uint64_t *hist,
+                                   const uint64_t *hist_bytes, size_t empty)
+{
+    printf("\npinned block utilisation (reachable bytes / block size):\n");
+    uint64_t most = 0;
+    for (int b = 0; b < BLOCKS_BUCKETS; b++)
+        if (hist[b] > most)
+            most = hist[b];
+    for (int b = 0; b < BLOCKS_BUCKETS; b++) {
+        printf("  %3d-%3d%%  %8" PRIu64 " groups %10" PRIu64 " bytes  ", b * 10,
+               b * 10 + 10, hist[b], hist_bytes[b]);
+        int bar = most ? (int)((hist[b] * 40 + most - 1) / most) : 0;
+        for (int i = 0; i < bar; i++)
+            putchar('#');
+        putchar('\n');
+    }
+    if (empty)
+        printf("  (%zu pinned groups hold no reachable object)\n", empty);
+}
+
+/* The block groups, blocks and megablocks, the pinned groups and how full
+ * they are. */
+static void blocks_print_summary(const blocks_state *s)
 {
     const dbg_block *all = s->all;
     size_t nall = s->nall;
@@ -210,26 +232,46 @@ static int blocks_report(dbg_heap *h, blocks_state *s, size_t sample)
            pin_bytes ? 100.0 * (double)pin_live / (double)pin_bytes : 0.0);
     printf("reachable      %" PRIu64 " bytes in all blocks and static data\n",
            s->heap_bytes);
-    printf("\npinned block utilisation (reachable bytes / block size):\n");
-    uint64_t most = 0;
-    for (int b = 0; b < BLOCKS_BUCKETS; b++)
-        if (hist[b] > most)
-            most = hist[b];
-    for (int b = 0; b < BLOCKS_BUCKETS; b++) {
-        printf("  %3d-%3d%%  %8" PRIu64 " groups %10" PRIu64 " bytes  ", b * 10,
-               b * 10 + 10, hist[b], hist_bytes[b]);
-        int bar = most ? (int)((hist[b] * 40 + most - 1) / most) : 0;
-        for (int i = 0; i < bar; i++)
-            putchar('#');
-        putchar('\n');
-    }
-    if (empty)
-        printf("  (%zu pinned groups hold no reachable object)\n", empty);
-    if (sample == 0 || s->nobjs == 0)
-        return 0;
+    blocks_print_histogram(hist, hist_bytes, empty);
+}
 
+/* An object of a pinned block and its retainer path (*path: scratch,
+ * realloc'd); -1 when out of memory. */
+static int blocks_print_object(dbg_heap *h, const blocks_state *s,
+                               const pin_obj *o, uint64_t **path)
+{
+    dbg_info *in = dbg_heap_info(h, o->info);
+    printf("object 0x%012" PRIx64 "  %s  %" PRIu32 " bytes  info 0x%" PRIx64,
+           o->addr, in ? ghc_closure_type_name(in->type) : "UNKNOWN", o->size,
+           o->info);
+    const char *con = in ? dbg_heap_con_descr(h, in) : NULL;
+    if (con) {
+        char disp[1024];
+        dbg_con_display(con, disp, sizeof(disp));
+        printf("  %s", disp);
+    }
+    char *const *src = in ? dbg_heap_source(h, in) : NULL;
+    if (src && src[0][0])
+        printf("  %s", src[0]);
+    if (src && (src[4][0] || src[5][0]))
+        printf("  at%s%s%s%s", src[4][0] ? " " : "", src[4],
+               src[5][0] ? " " : "", src[5]);
+    printf("\n");
+    size_t n = debug_retainer_path(&s->parent, o->addr, path);
+    if (n == 0)
+        return -1;
+    printf("retainer path: %zu closures, root first\n", n);
+    blocks_print_path(h, &s->info, *path, n);
+    return 0;
+}
+
+/* The `sample` emptiest pinned blocks, each with its objects (the first
+ * BLOCKS_OBJECTS_SHOWN) and what keeps them; -1 when out of memory. */
+static int blocks_print_emptiest(dbg_heap *h, blocks_state *s, size_t sample)
+{
     size_t *pick = calloc(sample, sizeof(*pick));
     uint64_t *path = NULL;
+    int r = 0;
     if (!pick)
         return -1;
     size_t npick = pick_emptiest(s, sample, pick);
@@ -237,7 +279,7 @@ static int blocks_report(dbg_heap *h, blocks_state *s, size_t sample)
     printf("\nemptiest pinned blocks (%zu), their objects and what keeps "
            "them:\n",
            npick);
-    for (size_t k = 0; k < npick; k++) {
+    for (size_t k = 0; r == 0 && k < npick; k++) {
         size_t g = pick[k];
         const dbg_block *b = &s->pinned[g];
         printf("\nblock 0x%012" PRIx64 "  %" PRIu64 " bytes, %" PRIu64
@@ -254,45 +296,27 @@ static int blocks_report(dbg_heap *h, blocks_state *s, size_t sample)
             else
                 hi = mid;
         }
-        for (size_t i = lo, shown = 0; i < s->nobjs && s->objs[i].group == g;
-             i++, shown++) {
+        for (size_t i = lo, shown = 0;
+             r == 0 && i < s->nobjs && s->objs[i].group == g; i++, shown++) {
             if (shown == BLOCKS_OBJECTS_SHOWN) {
                 printf("  ... %" PRIu64 " more\n",
                        s->groups[g].nobj - BLOCKS_OBJECTS_SHOWN);
                 break;
             }
-            const pin_obj *o = &s->objs[i];
-            dbg_info *in = dbg_heap_info(h, o->info);
-            printf("object 0x%012" PRIx64 "  %s  %" PRIu32
-                   " bytes  info 0x%" PRIx64,
-                   o->addr, in ? ghc_closure_type_name(in->type) : "UNKNOWN",
-                   o->size, o->info);
-            const char *con = in ? dbg_heap_con_descr(h, in) : NULL;
-            if (con) {
-                char disp[1024];
-                dbg_con_display(con, disp, sizeof(disp));
-                printf("  %s", disp);
-            }
-            char *const *src = in ? dbg_heap_source(h, in) : NULL;
-            if (src && src[0][0])
-                printf("  %s", src[0]);
-            if (src && (src[4][0] || src[5][0]))
-                printf("  at%s%s%s%s", src[4][0] ? " " : "", src[4],
-                       src[5][0] ? " " : "", src[5]);
-            printf("\n");
-            size_t n = debug_retainer_path(&s->parent, o->addr, &path);
-            if (n == 0) {
-                free(pick);
-                free(path);
-                return -1;
-            }
-            printf("retainer path: %zu closures, root first\n", n);
-            blocks_print_path(h, &s->info, path, n);
+            r = blocks_print_object(h, s, &s->objs[i], &path);
         }
     }
     free(pick);
     free(path);
-    return 0;
+    return r;
+}
+
+static int blocks_report(dbg_heap *h, blocks_state *s, size_t sample)
+{
+    blocks_print_summary(s);
+    if (sample == 0 || s->nobjs == 0)
+        return 0;
+    return blocks_print_emptiest(h, s, sample);
 }
 
 static int debug_blocks(const char *target, size_t sample, int gc)

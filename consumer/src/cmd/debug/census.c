@@ -228,6 +228,16 @@ static char *census_key(dbg_heap *h, const census_state *s,
     return strdup(buf);
 }
 
+static void census_state_free(census_state *s)
+{
+    free(s->acc);
+    free(s->blocks);
+    free(s->group);
+    hmap_free(&s->index);
+    hmap_free(&s->modof);
+    strtab_free(&s->modules);
+}
+
 int debug_census_each_info(const char *target, int gc, debug_census_info_fn fn,
                            void *ctx)
 {
@@ -244,109 +254,99 @@ int debug_census_each_info(const char *target, int gc, debug_census_info_fn fn,
     if (r == 0)
         debug_warn_unreadable(&ss.heap, "counts may be low");
     debug_session_close(&ss);
-    free(s.acc);
-    hmap_free(&s.index);
-    hmap_free(&s.modof);
-    strtab_free(&s.modules);
+    census_state_free(&s);
     return r;
 }
 
-static int debug_census(const char *target, enum census_by by, int gc)
+/* --heap-census: pause right after the program's own census, then read the
+ * block groups, to tell heap from static, find the pinned groups and those
+ * the census skipped. *census_ns: the census's time. */
+static int census_heap_pause(debug_session *ss, census_state *s,
+                             const char *target, uint64_t *census_ns)
 {
-    debug_session ss;
-    int r = debug_session_open(&ss, target);
-    if (r)
-        return r;
-    dbg_heap *h = &ss.heap;
-    census_state s = {.thunks_only = by == BY_THUNK_SOURCE,
-                      .by_module = by == BY_MODULE,
-                      .h = h};
-    census_row *rows = NULL;
-    size_t nrows = 0;
-    uint64_t census_ns = 0;
-    if (by == BY_HEAP_BAND) {
-        /* the pause right after the program's census; then the block
-         * groups, to tell heap from static and to find pinned groups */
-        uint64_t *skipped = NULL;
-        size_t nskipped = 0;
-        if (ss.is_snapshot) {
-            r = debug_fail("%s: --heap-census needs a live program: it "
-                           "pauses right after the program's own census",
-                           target);
-            goto done;
-        }
-        if (dbg_pause_census(&ss.conn, &census_ns, &skipped, &nskipped) != 0) {
-            int was_paused = strstr(ss.conn.err, "ALREADY_PAUSED") != NULL;
-            r = debug_fail(
-                "%s", was_paused
-                          ? "--heap-census: the program is paused already; "
-                            "it must run to take its census (resume it)"
-                          : ss.conn.err);
-            goto done;
-        }
-        ss.resume_after = 1;
-        r = census_load_blocks(&ss.heap, &s);
-        if (r) {
-            free(skipped);
-            goto done;
-        }
-        for (size_t i = 0; i < nskipped; i++) {
-            long g = dbg_blocks_find(s.blocks, s.nblocks, skipped[i]);
-            if (g >= 0)
-                s.group[g] |= CENSUS_GROUP_UNCENSUSED;
-        }
-        free(skipped);
-        gc = -1; /* paused: the walk only reads the roots */
+    uint64_t *skipped = NULL;
+    size_t nskipped = 0;
+    if (ss->is_snapshot)
+        return debug_fail("%s: --heap-census needs a live program: it "
+                          "pauses right after the program's own census",
+                          target);
+    if (dbg_pause_census(&ss->conn, census_ns, &skipped, &nskipped) != 0) {
+        int was_paused = strstr(ss->conn.err, "ALREADY_PAUSED") != NULL;
+        return debug_fail("%s", was_paused
+                                    ? "--heap-census: the program is paused "
+                                      "already; it must run to take its "
+                                      "census (resume it)"
+                                    : ss->conn.err);
     }
-    r = debug_session_walk(&ss, gc, census_visit, &s, 0);
-    if (r)
-        goto done;
-    if (s.nomem) {
-        r = debug_fail("out of memory");
-        goto done;
+    ss->resume_after = 1;
+    int r = census_load_blocks(&ss->heap, s);
+    for (size_t i = 0; r == 0 && i < nskipped; i++) {
+        long g = dbg_blocks_find(s->blocks, s->nblocks, skipped[i]);
+        if (g >= 0)
+            s->group[g] |= CENSUS_GROUP_UNCENSUSED;
     }
-    rows = calloc(s.n + 1, sizeof(*rows));
-    if (!rows) {
-        r = debug_fail("out of memory");
-        goto done;
+    free(skipped);
+    return r;
+}
+
+/* The census's rows, one a key. */
+typedef struct census_table {
+    census_row *rows;
+    size_t n;
+} census_table;
+
+static void census_table_free(census_table *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->rows[i].key);
+    free(t->rows);
+}
+
+/* The counts of s under their keys (as `by` names them; -hT's pinned
+ * groups as ARR_WORDS), one row a key, largest first. */
+static int census_table_make(census_table *t, dbg_heap *h,
+                             const census_state *s, enum census_by by)
+{
+    t->rows = calloc(s->n + 1, sizeof(*t->rows));
+    if (!t->rows)
+        return debug_fail("out of memory");
+    for (size_t i = 0; i < s->n; i++) {
+        census_row *row = &t->rows[t->n];
+        row->key = census_key(h, s, &s->acc[i], by);
+        if (!row->key)
+            return debug_fail("out of memory");
+        row->count = s->acc[i].count;
+        row->bytes = s->acc[i].bytes;
+        t->n++;
     }
-    for (size_t i = 0; i < s.n; i++) {
-        rows[i].key = census_key(h, &s, &s.acc[i], by);
-        rows[i].count = s.acc[i].count;
-        rows[i].bytes = s.acc[i].bytes;
-        if (!rows[i].key) {
-            r = debug_fail("out of memory");
-            nrows = i;
-            goto done;
-        }
+    if (s->pinned_groups) { /* -hT's pinned blocks: ARR_WORDS, see above */
+        census_row *nr = realloc(t->rows, (t->n + 1) * sizeof(*nr));
+        if (nr)
+            t->rows = nr;
+        char *k = nr ? strdup("ARR_WORDS") : NULL;
+        if (!k)
+            return debug_fail("out of memory");
+        t->rows[t->n++] = (census_row){k, s->pinned_groups, s->pinned_bytes};
     }
-    nrows = s.n;
-    if (s.pinned_groups) { /* -hT's pinned blocks: ARR_WORDS, see above */
-        census_row *nr = realloc(rows, (nrows + 1) * sizeof(*rows));
-        char *k = strdup("ARR_WORDS");
-        if (!nr || !k) {
-            if (nr)
-                rows = nr;
-            free(k);
-            r = debug_fail("out of memory");
-            goto done;
-        }
-        rows = nr;
-        rows[nrows++] = (census_row){k, s.pinned_groups, s.pinned_bytes};
-    }
-    qsort(rows, nrows, sizeof(*rows), row_by_key);
+    qsort(t->rows, t->n, sizeof(*t->rows), row_by_key);
     size_t m = 0;
-    for (size_t i = 0; i < nrows; i++) {
-        if (m > 0 && strcmp(rows[m - 1].key, rows[i].key) == 0) {
-            rows[m - 1].count += rows[i].count;
-            rows[m - 1].bytes += rows[i].bytes;
-            free(rows[i].key);
+    for (size_t i = 0; i < t->n; i++) {
+        if (m > 0 && strcmp(t->rows[m - 1].key, t->rows[i].key) == 0) {
+            t->rows[m - 1].count += t->rows[i].count;
+            t->rows[m - 1].bytes += t->rows[i].bytes;
+            free(t->rows[i].key);
         } else {
-            rows[m++] = rows[i];
+            t->rows[m++] = t->rows[i];
         }
     }
-    nrows = m;
-    qsort(rows, nrows, sizeof(*rows), row_by_size);
+    t->n = m;
+    qsort(t->rows, t->n, sizeof(*t->rows), row_by_size);
+    return 0;
+}
+
+static void census_print(const census_table *t, const census_state *s,
+                         enum census_by by, uint64_t census_ns, size_t nroots)
+{
     uint64_t tc = 0, tb = 0;
     if (by == BY_HEAP_BAND)
         printf("heap census: the program's last heap sample before "
@@ -359,14 +359,14 @@ static int debug_census(const char *target, enum census_by by, int gc)
            : by == BY_MODULE       ? "module"
            : by == BY_THUNK_SOURCE ? "thunk source"
                                    : "constructor");
-    for (size_t i = 0; i < nrows; i++) {
-        printf("%10" PRIu64 " %12" PRIu64 "  %s\n", rows[i].count,
-               rows[i].bytes, rows[i].key);
-        tc += rows[i].count;
-        tb += rows[i].bytes;
+    for (size_t i = 0; i < t->n; i++) {
+        printf("%10" PRIu64 " %12" PRIu64 "  %s\n", t->rows[i].count,
+               t->rows[i].bytes, t->rows[i].key);
+        tc += t->rows[i].count;
+        tb += t->rows[i].bytes;
     }
     printf("total: %" PRIu64 " closures, %" PRIu64 " bytes, from %zu roots\n",
-           tc, tb, ss.nroots);
+           tc, tb, nroots);
     if (by == BY_HEAP_BAND)
         printf("static: %" PRIu64 " closures, %" PRIu64 " bytes (outside the "
                "heap; no heap census counts them)\n"
@@ -375,25 +375,44 @@ static int debug_census(const char *target, enum census_by by, int gc)
                "uncensused: %" PRIu64 " closures, %" PRIu64 " bytes (in the "
                "capabilities' current pinned blocks, which no heap census "
                "counts)\n",
-               s.static_count, s.static_bytes, s.pinned_groups, s.pinned_bytes,
-               s.skipped_count, s.skipped_bytes);
-    if (by == BY_MODULE && s.held_bytes)
+               s->static_count, s->static_bytes, s->pinned_groups,
+               s->pinned_bytes, s->skipped_count, s->skipped_bytes);
+    if (by == BY_MODULE && s->held_bytes)
         printf("RTS closures (arrays, generic thunks, applications...) held "
                "by a module's closures are counted under that module: "
                "%" PRIu64 " bytes\n",
-               s.held_bytes);
-    debug_warn_unreadable(h, "counts may be low");
-done:
+               s->held_bytes);
+}
+
+static int debug_census(const char *target, enum census_by by, int gc)
+{
+    debug_session ss;
+    int r = debug_session_open(&ss, target);
+    if (r)
+        return r;
+    dbg_heap *h = &ss.heap;
+    census_state s = {.thunks_only = by == BY_THUNK_SOURCE,
+                      .by_module = by == BY_MODULE,
+                      .h = h};
+    census_table t = {NULL, 0};
+    uint64_t census_ns = 0;
+    if (by == BY_HEAP_BAND) {
+        r = census_heap_pause(&ss, &s, target, &census_ns);
+        gc = -1; /* paused: the walk only reads the roots */
+    }
+    if (r == 0)
+        r = debug_session_walk(&ss, gc, census_visit, &s, 0);
+    if (r == 0 && s.nomem)
+        r = debug_fail("out of memory");
+    if (r == 0)
+        r = census_table_make(&t, h, &s, by);
+    if (r == 0) {
+        census_print(&t, &s, by, census_ns, ss.nroots);
+        debug_warn_unreadable(h, "counts may be low");
+    }
     debug_session_close(&ss);
-    for (size_t i = 0; i < nrows; i++)
-        free(rows[i].key);
-    free(rows);
-    free(s.acc);
-    free(s.blocks);
-    free(s.group);
-    hmap_free(&s.index);
-    hmap_free(&s.modof);
-    strtab_free(&s.modules);
+    census_table_free(&t);
+    census_state_free(&s);
     return r;
 }
 
