@@ -10,7 +10,6 @@
 #include "xpick.h"
 #include "xscreen.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,17 +35,31 @@ static const char explore_usage[] =
     "A running program keeps running until you press p (pause it) or f\n"
     "(explore a forked copy while it runs on); Ctrl-R resumes it. Quitting\n"
     "always leaves it running.\n"
-    "\n"
-    "  --snapshots DIR  where the picker looks for snapshots (default\n"
-    "                   $RTSCOPE_SNAPSHOT_DIR, else\n"
-    "                   $XDG_DATA_HOME/rtscope/snapshots, else\n"
-    "                   ~/.local/share/rtscope/snapshots)\n"
-    "\n"
-    "Keys:\n";
+    "\n";
+
+/* What `rtscope explore` is given. */
+typedef struct explore_args {
+    const char *snapshots;
+} explore_args;
+
+static const opt explore_opts[] = {
+    {.name = "snapshots",
+     .kind = OPT_STRING,
+     .argname = "DIR",
+     .value = OPT_AT(explore_args, snapshots),
+     .help = "where the picker looks for snapshots (default\n"
+             "$RTSCOPE_SNAPSHOT_DIR, else\n"
+             "$XDG_DATA_HOME/rtscope/snapshots, else\n"
+             "~/.local/share/rtscope/snapshots)"},
+    OPT_END,
+};
 
 static void explore_print_usage(FILE *f)
 {
+    static const opts_layout layout = {2, 17, ' '};
     fputs(explore_usage, f);
+    opts_help(f, explore_opts, &layout);
+    fputs("\nKeys:\n", f);
     fputs(xs_keys_help, f);
 }
 
@@ -221,28 +234,17 @@ static int explore_target(const char *target)
 
 static int explore_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"snapshots", required_argument, NULL, 's'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
-    const char *dir = NULL;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        if (c == 's')
-            dir = optarg;
-        else if (c == 'h') {
-            explore_print_usage(stdout);
-            return CLI_EXIT_OK;
-        } else
-            return cli_usage_error(&cli_cmd_explore, NULL);
-    }
-    if (argc - optind > 1)
+    explore_args a = {NULL};
+    int first =
+        opts_parse("explore", argc, argv, &(opts_bind){explore_opts, &a}, 1);
+    if (first < 0)
+        return CLI_EXIT_USAGE;
+    if (argc - first > 1)
         return cli_usage_error(&cli_cmd_explore, "one TARGET or SNAPSHOT");
-    if (argc - optind == 1)
-        return explore_target(argv[optind]);
+    if (argc - first == 1)
+        return explore_target(argv[first]);
     char target[4096];
-    int r = xpick_run(dir, target, sizeof(target));
+    int r = xpick_run(a.snapshots, target, sizeof(target));
     if (r != 0)
         return r < 0 ? CLI_EXIT_DATA : CLI_EXIT_OK;
     return explore_target(target);
