@@ -2,6 +2,7 @@
  * the file reader, on hand-built byte sequences. */
 #define _POSIX_C_SOURCE 200809L
 #include "elbuild.h"
+#include "event_impl.h"
 #include "rtscope/eventlog.h"
 
 #include <check.h>
@@ -640,6 +641,45 @@ START_TEST(test_trailing_fields_tolerated)
     ck_assert_int_eq(decode_one(EL_RUN_THREAD, &p, 2), EL_ERR_FORMAT);
     ck_assert(strstr(g_err.msg, "thread") != NULL);
     eb_free(&p);
+}
+END_TEST
+
+/* The payload check the reader runs in stream order (Note [Checking a
+ * payload without decoding it]) says yes exactly when el_event_decode
+ * succeeds: every type number up to 300, every payload length up to 80,
+ * payloads of one repeated byte (stack depths 0-4, no NUL at all) and
+ * random ones with NULs here and there. */
+START_TEST(test_payload_check_matches_decode)
+{
+    static const uint8_t fills[] = {0, 1, 2, 3, 4, 'a', 0xff};
+    uint8_t buf[80];
+    unsigned seed = 31;
+    for (unsigned type = 0; type <= 300; type++) {
+        for (unsigned pattern = 0; pattern < sizeof(fills) + 64; pattern++) {
+            for (size_t i = 0; i < sizeof(buf); i++) {
+                if (pattern < sizeof(fills)) {
+                    buf[i] = fills[pattern];
+                } else {
+                    seed = seed * 1103515245u + 12345u;
+                    unsigned r = (seed >> 16) % 8;
+                    buf[i] = (uint8_t)(r < 2 ? 0 : r < 4 ? r - 1 : 'x');
+                }
+            }
+            for (uint32_t len = 0; len <= sizeof(buf); len++) {
+                el_event ev;
+                memset(&ev, 0, sizeof(ev));
+                ev.type = (uint16_t)type;
+                ev.payload = buf + sizeof(buf) - len;
+                ev.payload_len = len;
+                int ok = event_payload_ok(&ev);
+                int decodes = el_event_decode(&ev, NULL) == EL_OK;
+                ck_assert_msg(ok == decodes,
+                              "type %u, %u bytes, pattern %u: check %d, "
+                              "decode %d",
+                              type, len, pattern, ok, decodes);
+            }
+        }
+    }
 }
 END_TEST
 
@@ -1454,6 +1494,7 @@ static Suite *decoder_suite(void)
     tcase_add_test(tc, test_decode_ipe_and_ticky);
     tcase_add_test(tc, test_unknown_types_skipped);
     tcase_add_test(tc, test_trailing_fields_tolerated);
+    tcase_add_test(tc, test_payload_check_matches_decode);
     tcase_add_test(tc, test_byte_feeding_equals_whole);
     tcase_add_test(tc, test_truncation_every_offset);
     tcase_add_test(tc, test_undeclared_type_is_error);

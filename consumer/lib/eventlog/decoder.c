@@ -491,6 +491,77 @@ uint64_t decoder_skip(el_decoder *dec, const uint8_t *wanted, uint64_t *counts,
     return n;
 }
 
+/* Note [Scanning wanted events]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The file reader's index pass (Note [Reading a file] in reader.c) does
+ * not hand the events a sink wants to the sink either: it checks their
+ * payloads and records where they are. So decoder_scan() passes over them
+ * too: where decoder_skip's loop stops at a wanted event, scan_wanted()
+ * hands it to a callback with its frame and its stream's key before it,
+ * and the loop goes on; it stays at one only when the callback refuses it
+ * (a payload that would not decode: el_decoder_next() then returns it, and
+ * the reader reports the error where a pipe would). scan_wanted takes only
+ * what the loop would take (whole, declared, inside the current block, no
+ * block marker or capability announcement), so the decoder's state stays
+ * what el_decoder_next() would have made it. The skip loop itself is left
+ * as it is: a wanted event costs one call out of it.
+ */
+static int scan_wanted(el_decoder *dec, const uint8_t *wanted, uint64_t *counts,
+                       uint64_t *max_ts, decoder_wanted_fn fn, void *ctx)
+{
+    if (dec->state != ST_DATA || dec->pend_len)
+        return 0;
+    size_t room = dec->in_len - dec->in_pos;
+    if (dec->in_block) {
+        if (dec->offset >= dec->block_end)
+            return 0;
+        if (dec->block_end - dec->offset < room)
+            room = (size_t)(dec->block_end - dec->offset);
+    }
+    const uint8_t *p = dec->in + dec->in_pos;
+    uint16_t type = room >= 12 ? bytes_get_u16(p) : EL_BLOCK_MARKER;
+    uint16_t size;
+    if (type >= TYPETAB_DIRECT || (wanted && !wanted[type]) ||
+        type == EL_BLOCK_MARKER || type == EL_CAP_CREATE ||
+        type == EL_CAPSET_ASSIGN_CAP ||
+        typetab_lookup_inline(dec->tab, type, &size) != 0)
+        return 0;
+    size_t head = size == EL_SIZE_VARIABLE ? 12 : 10;
+    size_t plen = size == EL_SIZE_VARIABLE ? bytes_get_u16(p + 10) : size;
+    if (head + plen > room)
+        return 0;
+    el_event ev;
+    ev.type = type;
+    ev.cap = dec->in_block ? dec->block_cap : EL_CAP_NONE;
+    ev.ts = bytes_get_u64(p + 2);
+    ev.offset = dec->offset;
+    ev.payload = p + head;
+    ev.payload_len = (uint32_t)plen;
+    ev.decoded_len = 0;
+    ev.known = 0;
+    if (fn(ctx, &ev, (uint32_t)(head + plen), *max_ts) != 0)
+        return 0;
+    if (ev.ts > *max_ts)
+        *max_ts = ev.ts;
+    if (counts)
+        counts[type]++;
+    dec->in_pos += head + plen;
+    dec->offset += head + plen;
+    return 1;
+}
+
+uint64_t decoder_scan(el_decoder *dec, const uint8_t *wanted, uint64_t *counts,
+                      uint64_t *max_ts, decoder_wanted_fn fn, void *ctx)
+{
+    uint64_t n = 0;
+    for (;;) {
+        n += decoder_skip(dec, wanted, counts, max_ts);
+        if (!scan_wanted(dec, wanted, counts, max_ts, fn, ctx))
+            return n;
+        n++;
+    }
+}
+
 el_status el_decoder_next(el_decoder *dec, el_event *ev)
 {
     for (;;) {
@@ -607,13 +678,4 @@ void el_decoder_seek(el_decoder *dec, uint64_t offset)
 uint16_t decoder_stream(const el_decoder *dec)
 {
     return dec->in_block ? dec->block_cap : EL_CAP_NONE;
-}
-
-void decoder_seek_in_block(el_decoder *dec, uint64_t offset, uint16_t cap,
-                           uint64_t block_end)
-{
-    el_decoder_seek(dec, offset);
-    dec->in_block = 1;
-    dec->block_cap = cap;
-    dec->block_end = block_end;
 }

@@ -20,16 +20,20 @@
 uint64_t decoder_skip(el_decoder *dec, const uint8_t *wanted, uint64_t *counts,
                       uint64_t *max_ts);
 
+/* decoder_skip that also passes over the wanted events (every event when
+ * `wanted` is NULL), handing each to fn with its frame (as
+ * el_decoder_next() gives it), its whole length and the largest timestamp
+ * among the events before it that this call passed (*max_ts on entry,
+ * raised); if fn returns nonzero it stops before that event, which
+ * el_decoder_next() then returns. See Note [Scanning wanted events]. */
+typedef int (*decoder_wanted_fn)(void *ctx, const el_event *ev, uint32_t len,
+                                 uint64_t key_before);
+uint64_t decoder_scan(el_decoder *dec, const uint8_t *wanted, uint64_t *counts,
+                      uint64_t *max_ts, decoder_wanted_fn fn, void *ctx);
+
 /* Capability of the block the decoder is in (EL_CAP_NONE outside blocks):
  * that of the events decoder_skip() just passed over, which never leave
  * the block they start in. */
 uint16_t decoder_stream(const el_decoder *dec);
-
-/* el_decoder_seek() to an event inside the block of capability `cap` that
- * ends at `block_end` (UINT64_MAX: a block never closed), as if the decoder
- * had read the block's marker: the file reader's index jumps straight to
- * the events a sink wants. */
-void decoder_seek_in_block(el_decoder *dec, uint64_t offset, uint16_t cap,
-                           uint64_t block_end);
 
 #endif

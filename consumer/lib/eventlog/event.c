@@ -1,4 +1,5 @@
-/* Typed decoding of one event's payload, and the names of event types.
+/* Typed decoding of one event's payload, the check that it would decode,
+ * and the names of event types: one row of layouts[] per type.
  *
  * Every layout reads fields in order from the payload. A field missing at
  * the end of a fixed-size event is an error unless it is one that older
@@ -8,6 +9,7 @@
 #include "rtscope/eventlog.h"
 
 #include "bytes.h"
+#include "event_impl.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -98,444 +100,551 @@ static int reader_more(const payload_reader *r)
     return !r->missing && r->pos < r->len;
 }
 
+/* One function per payload layout: each sets every field of its member of
+ * ev->u (a missing field reads as 0 and makes the event an error), so the
+ * union is never cleared: this runs once per event. */
+typedef void (*layout_decode_fn)(el_event *ev, payload_reader *r);
+
+static void decode_none(el_event *ev, payload_reader *r)
+{
+    (void)ev;
+    (void)r;
+}
+
+static void decode_thread(el_event *ev, payload_reader *r)
+{
+    ev->u.thread.thread = reader_u32(r, "thread");
+}
+
+static void decode_stop_thread(el_event *ev, payload_reader *r)
+{
+    ev->u.stop_thread.thread = reader_u32(r, "thread");
+    ev->u.stop_thread.status = reader_u16(r, "status");
+    ev->u.stop_thread.blocked_on = reader_u32(r, "blocked-on thread");
+}
+
+static void decode_thread_cap(el_event *ev, payload_reader *r)
+{
+    ev->u.thread_cap.thread = reader_u32(r, "thread");
+    ev->u.thread_cap.cap = reader_u16(r, "capability");
+}
+
+static void decode_thread_label(el_event *ev, payload_reader *r)
+{
+    ev->u.thread_label.thread = reader_u32(r, "thread");
+    ev->u.thread_label.label = reader_rest(r);
+}
+
+static void decode_msg(el_event *ev, payload_reader *r)
+{
+    ev->u.msg.text = reader_rest(r);
+}
+
+static void decode_binary(el_event *ev, payload_reader *r)
+{
+    ev->u.binary.data = reader_rest(r);
+}
+
+static void decode_block(el_event *ev, payload_reader *r)
+{
+    ev->u.block.size = reader_u32(r, "block size");
+    ev->u.block.end_ts = reader_u64(r, "end time");
+    ev->u.block.cap = reader_u16(r, "capability");
+}
+
+static void decode_capset_create(el_event *ev, payload_reader *r)
+{
+    ev->u.capset_create.capset = reader_u32(r, "capset");
+    ev->u.capset_create.type = reader_u16(r, "capset type");
+}
+
+static void decode_capset(el_event *ev, payload_reader *r)
+{
+    ev->u.capset.capset = reader_u32(r, "capset");
+}
+
+static void decode_capset_cap(el_event *ev, payload_reader *r)
+{
+    ev->u.capset_cap.capset = reader_u32(r, "capset");
+    ev->u.capset_cap.cap = reader_u16(r, "capability");
+}
+
+static void decode_capset_str(el_event *ev, payload_reader *r)
+{
+    ev->u.capset_str.capset = reader_u32(r, "capset");
+    ev->u.capset_str.text = reader_rest(r);
+}
+
+/* NUL-separated strings; the trailing NULs are not part of the vector. */
+static void decode_capset_vec(el_event *ev, payload_reader *r)
+{
+    ev->u.capset_vec.capset = reader_u32(r, "capset");
+    ev->u.capset_vec.vec = reader_rest(r);
+    while (ev->u.capset_vec.vec.len &&
+           ev->u.capset_vec.vec.ptr[ev->u.capset_vec.vec.len - 1] == 0)
+        ev->u.capset_vec.vec.len--;
+}
+
+static void decode_pid(el_event *ev, payload_reader *r)
+{
+    ev->u.pid.capset = reader_u32(r, "capset");
+    ev->u.pid.pid = reader_u32(r, "pid");
+}
+
+static void decode_wall_clock(el_event *ev, payload_reader *r)
+{
+    ev->u.wall_clock.capset = reader_u32(r, "capset");
+    ev->u.wall_clock.sec = reader_u64(r, "seconds");
+    ev->u.wall_clock.nsec = reader_u32(r, "nanoseconds");
+}
+
+static void decode_spark_counters(el_event *ev, payload_reader *r)
+{
+    ev->u.spark_counters.created = reader_u64(r, "created");
+    ev->u.spark_counters.dud = reader_u64(r, "dud");
+    ev->u.spark_counters.overflowed = reader_u64(r, "overflowed");
+    ev->u.spark_counters.converted = reader_u64(r, "converted");
+    ev->u.spark_counters.gcd = reader_u64(r, "gcd");
+    ev->u.spark_counters.fizzled = reader_u64(r, "fizzled");
+    ev->u.spark_counters.remaining = reader_u64(r, "remaining");
+}
+
+static void decode_spark_steal(el_event *ev, payload_reader *r)
+{
+    ev->u.spark_steal.victim_cap = reader_u16(r, "victim capability");
+}
+
+static void decode_intern_string(el_event *ev, payload_reader *r)
+{
+    ev->u.intern_string.str = reader_cstr(r, "string");
+    ev->u.intern_string.id = reader_u32(r, "string id");
+}
+
+static void decode_cap(el_event *ev, payload_reader *r)
+{
+    ev->u.cap.cap = reader_u16(r, "capability");
+}
+
+static void decode_heap(el_event *ev, payload_reader *r)
+{
+    ev->u.heap.capset = reader_u32(r, "capset");
+    ev->u.heap.bytes = reader_u64(r, "bytes");
+}
+
+static void decode_heap_info(el_event *ev, payload_reader *r)
+{
+    ev->u.heap_info.capset = reader_u32(r, "capset");
+    ev->u.heap_info.gens = reader_u16(r, "generations");
+    ev->u.heap_info.max_heap_size = reader_u64(r, "max heap size");
+    ev->u.heap_info.alloc_area_size = reader_u64(r, "alloc area size");
+    ev->u.heap_info.mblock_size = reader_u64(r, "mblock size");
+    ev->u.heap_info.block_size = reader_u64(r, "block size");
+}
+
+static void decode_gc_stats(el_event *ev, payload_reader *r)
+{
+    ev->u.gc_stats.capset = reader_u32(r, "capset");
+    ev->u.gc_stats.gen = reader_u16(r, "generation");
+    ev->u.gc_stats.copied = reader_u64(r, "copied");
+    ev->u.gc_stats.slop = reader_u64(r, "slop");
+    ev->u.gc_stats.frag = reader_u64(r, "fragmentation");
+    ev->u.gc_stats.par_n_threads = reader_u32(r, "parallel threads");
+    ev->u.gc_stats.par_max_copied = reader_u64(r, "max copied");
+    ev->u.gc_stats.par_tot_copied = reader_u64(r, "total copied");
+    ev->u.gc_stats.par_balanced_copied = 0;
+    ev->u.gc_stats.has_par_balanced_copied = 0;
+    if (reader_more(r)) { /* optional: GHC >= 8.4 */
+        ev->u.gc_stats.par_balanced_copied = reader_u64(r, "balanced copied");
+        ev->u.gc_stats.has_par_balanced_copied = 1;
+    }
+}
+
+static void decode_task_create(el_event *ev, payload_reader *r)
+{
+    ev->u.task_create.task = reader_u64(r, "task");
+    ev->u.task_create.cap = reader_u16(r, "capability");
+    ev->u.task_create.tid = reader_u64(r, "kernel thread");
+}
+
+static void decode_task_migrate(el_event *ev, payload_reader *r)
+{
+    ev->u.task_migrate.task = reader_u64(r, "task");
+    ev->u.task_migrate.cap = reader_u16(r, "capability");
+    ev->u.task_migrate.new_cap = reader_u16(r, "new capability");
+}
+
+static void decode_task_delete(el_event *ev, payload_reader *r)
+{
+    ev->u.task_delete.task = reader_u64(r, "task");
+}
+
+static void decode_mem_return(el_event *ev, payload_reader *r)
+{
+    ev->u.mem_return.capset = reader_u32(r, "capset");
+    ev->u.mem_return.current = reader_u32(r, "current mblocks");
+    ev->u.mem_return.needed = reader_u32(r, "needed mblocks");
+    ev->u.mem_return.returned = reader_u32(r, "returned mblocks");
+}
+
+static void decode_heap_prof_begin(el_event *ev, payload_reader *r)
+{
+    ev->u.heap_prof_begin.profile_id = reader_u8(r, "profile id");
+    ev->u.heap_prof_begin.interval_ns = reader_u64(r, "interval");
+    ev->u.heap_prof_begin.breakdown = reader_u32(r, "breakdown");
+    for (int i = 0; i < 7; i++)
+        ev->u.heap_prof_begin.filters[i] = reader_cstr(r, "filter");
+}
+
+static void decode_cost_centre(el_event *ev, payload_reader *r)
+{
+    ev->u.cost_centre.id = reader_u32(r, "cost centre id");
+    ev->u.cost_centre.label = reader_cstr(r, "label");
+    ev->u.cost_centre.module = reader_cstr(r, "module");
+    ev->u.cost_centre.srcloc = reader_cstr(r, "source location");
+    ev->u.cost_centre.flags = reader_u8(r, "flags");
+}
+
+static void decode_sample(el_event *ev, payload_reader *r)
+{
+    ev->u.sample.era = reader_u64(r, "era");
+}
+
+static void decode_bio_sample(el_event *ev, payload_reader *r)
+{
+    ev->u.bio_sample.era = reader_u64(r, "era");
+    ev->u.bio_sample.time = reader_u64(r, "time");
+}
+
+/* `depth` cost-centre ids, read later with el_ccs_id(). */
+static const uint8_t *reader_stack(payload_reader *r, uint8_t depth)
+{
+    if (!reader_need(r, 4u * depth, "stack"))
+        return NULL;
+    const uint8_t *stack = r->p + r->pos;
+    r->pos += 4u * depth;
+    return stack;
+}
+
+static void decode_sample_cc(el_event *ev, payload_reader *r)
+{
+    ev->u.sample_cc.profile_id = reader_u8(r, "profile id");
+    ev->u.sample_cc.residency = reader_u64(r, "residency");
+    ev->u.sample_cc.depth = reader_u8(r, "stack depth");
+    ev->u.sample_cc.stack = reader_stack(r, ev->u.sample_cc.depth);
+}
+
+static void decode_sample_string(el_event *ev, payload_reader *r)
+{
+    ev->u.sample_string.profile_id = reader_u8(r, "profile id");
+    ev->u.sample_string.residency = reader_u64(r, "residency");
+    ev->u.sample_string.label = reader_cstr(r, "label");
+}
+
+static void decode_prof_sample_cc(el_event *ev, payload_reader *r)
+{
+    ev->u.prof_sample_cc.capset = reader_u32(r, "capset");
+    ev->u.prof_sample_cc.ticks = reader_u64(r, "ticks");
+    ev->u.prof_sample_cc.depth = reader_u8(r, "stack depth");
+    ev->u.prof_sample_cc.stack = reader_stack(r, ev->u.prof_sample_cc.depth);
+}
+
+static void decode_prof_begin(el_event *ev, payload_reader *r)
+{
+    ev->u.prof_begin.tick_interval = reader_u64(r, "tick interval");
+}
+
+static void decode_ipe(el_event *ev, payload_reader *r)
+{
+    ev->u.ipe.info = reader_u64(r, "info table");
+    ev->u.ipe.table_name = reader_cstr(r, "table name");
+    ev->u.ipe.closure_desc = reader_cstr(r, "closure type");
+    ev->u.ipe.ty_desc = reader_cstr(r, "type");
+    ev->u.ipe.label = reader_cstr(r, "label");
+    ev->u.ipe.module = reader_cstr(r, "module");
+    ev->u.ipe.srcloc = reader_cstr(r, "source location");
+}
+
+static void decode_conc_mark_end(el_event *ev, payload_reader *r)
+{
+    ev->u.conc_mark_end.marked = reader_u32(r, "marked objects");
+}
+
+static void decode_nonmoving_census(el_event *ev, payload_reader *r)
+{
+    ev->u.nonmoving_census.log_blk_size = reader_u8(r, "block size");
+    ev->u.nonmoving_census.active_segs = reader_u32(r, "active");
+    ev->u.nonmoving_census.filled_segs = reader_u32(r, "filled");
+    ev->u.nonmoving_census.live_blocks = reader_u32(r, "live blocks");
+}
+
+static void decode_ticky_def(el_event *ev, payload_reader *r)
+{
+    ev->u.ticky_def.id = reader_u64(r, "counter id");
+    ev->u.ticky_def.arity = reader_u16(r, "arity");
+    ev->u.ticky_def.kinds = reader_cstr(r, "kinds");
+    ev->u.ticky_def.name = reader_cstr(r, "name");
+    ev->u.ticky_def.info_tbl = 0;
+    ev->u.ticky_def.json.ptr = "";
+    ev->u.ticky_def.json.len = 0;
+    if (reader_more(r)) /* optional: GHC >= 9.4 */
+        ev->u.ticky_def.info_tbl = reader_u64(r, "info table");
+    if (reader_more(r))
+        ev->u.ticky_def.json = reader_cstr(r, "json description");
+}
+
+static void decode_ticky_sample(el_event *ev, payload_reader *r)
+{
+    ev->u.ticky_sample.id = reader_u64(r, "counter id");
+    ev->u.ticky_sample.entries = reader_u64(r, "entry count");
+    ev->u.ticky_sample.allocs = reader_u64(r, "allocs");
+    ev->u.ticky_sample.allocd = reader_u64(r, "allocd");
+}
+
+/* Note [Checking a payload without decoding it]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The reader must know whether a wanted event's payload decodes at the
+ * place it reads it, in stream order (Note [Payload errors in stream
+ * order] in pipeline.c), but decodes it only when it hands it to the sink,
+ * which on the file path is after the merge: so each event is decoded
+ * once. event_payload_ok() tells without decoding, from the shape of the
+ * type's layout in layouts[]:
+ *
+ *   PAYLOAD_FIXED    fixed fields and perhaps the rest as one string: it
+ *                    decodes when it has at least min_len bytes;
+ *   PAYLOAD_OPT_U64  min_len bytes of fixed fields then an optional u64
+ *                    (GC stats): exactly min_len bytes, or 8 more at least;
+ *   PAYLOAD_STRINGS  min_len - nstr bytes of fixed fields then nstr
+ *                    NUL-terminated strings: that many NULs after the
+ *                    fixed fields (one string: a NUL as the last byte,
+ *                    which is how the RTS writes it, says so at once);
+ *   PAYLOAD_STACK    min_len bytes of fixed fields, the last a stack depth,
+ *                    then 4 bytes a frame;
+ *   PAYLOAD_DECODE   anything else (strings with fields after them,
+ *                    optional strings): decoded to tell. These types are
+ *                    rare in a log (IPE's strings are counted, not
+ *                    decoded: PAYLOAD_STRINGS).
+ *
+ * The table and el_event_decode() are two descriptions of one layout; the
+ * unit test test_payload_check_matches_decode holds them together on every
+ * type and payload length.
+ */
+enum payload_shape {
+    PAYLOAD_FIXED,
+    PAYLOAD_OPT_U64,
+    PAYLOAD_STRINGS,
+    PAYLOAD_STACK,
+    PAYLOAD_DECODE,
+};
+
+typedef struct event_layout {
+    const char *name; /* el_type_name() */
+    layout_decode_fn decode;
+    uint8_t min_len; /* the shortest payload that decodes */
+    uint8_t shape;   /* enum payload_shape */
+    uint8_t nstr;    /* PAYLOAD_STRINGS: how many strings end it */
+} event_layout;
+
+/* Every type rtscope knows, by number; a hole is a type it does not. */
+static const event_layout layouts[] = {
+    [EL_CREATE_THREAD] = {"create-thread", decode_thread, 4, PAYLOAD_FIXED, 0},
+    [EL_RUN_THREAD] = {"run-thread", decode_thread, 4, PAYLOAD_FIXED, 0},
+    [EL_STOP_THREAD] = {"stop-thread", decode_stop_thread, 10, PAYLOAD_FIXED,
+                        0},
+    [EL_THREAD_RUNNABLE] = {"thread-runnable", decode_thread, 4, PAYLOAD_FIXED,
+                            0},
+    [EL_MIGRATE_THREAD] = {"migrate-thread", decode_thread_cap, 6,
+                           PAYLOAD_FIXED, 0},
+    [EL_THREAD_WAKEUP] = {"thread-wakeup", decode_thread_cap, 6, PAYLOAD_FIXED,
+                          0},
+    [EL_GC_START] = {"gc-start", decode_none, 0, PAYLOAD_FIXED, 0},
+    [EL_GC_END] = {"gc-end", decode_none, 0, PAYLOAD_FIXED, 0},
+    [EL_REQUEST_SEQ_GC] = {"request-seq-gc", decode_none, 0, PAYLOAD_FIXED, 0},
+    [EL_REQUEST_PAR_GC] = {"request-par-gc", decode_none, 0, PAYLOAD_FIXED, 0},
+    [EL_CREATE_SPARK_THREAD] = {"create-spark-thread", decode_thread, 4,
+                                PAYLOAD_FIXED, 0},
+    [EL_LOG_MSG] = {"log-msg", decode_msg, 0, PAYLOAD_FIXED, 0},
+    [EL_BLOCK_MARKER] = {"block-marker", decode_block, 14, PAYLOAD_FIXED, 0},
+    [EL_USER_MSG] = {"user-msg", decode_msg, 0, PAYLOAD_FIXED, 0},
+    [EL_GC_IDLE] = {"gc-idle", decode_none, 0, PAYLOAD_FIXED, 0},
+    [EL_GC_WORK] = {"gc-work", decode_none, 0, PAYLOAD_FIXED, 0},
+    [EL_GC_DONE] = {"gc-done", decode_none, 0, PAYLOAD_FIXED, 0},
+    [EL_CAPSET_CREATE] = {"capset-create", decode_capset_create, 6,
+                          PAYLOAD_FIXED, 0},
+    [EL_CAPSET_DELETE] = {"capset-delete", decode_capset, 4, PAYLOAD_FIXED, 0},
+    [EL_CAPSET_ASSIGN_CAP] = {"capset-assign-cap", decode_capset_cap, 6,
+                              PAYLOAD_FIXED, 0},
+    [EL_CAPSET_REMOVE_CAP] = {"capset-remove-cap", decode_capset_cap, 6,
+                              PAYLOAD_FIXED, 0},
+    [EL_RTS_IDENTIFIER] = {"rts-identifier", decode_capset_str, 4,
+                           PAYLOAD_FIXED, 0},
+    [EL_PROGRAM_ARGS] = {"program-args", decode_capset_vec, 4, PAYLOAD_FIXED,
+                         0},
+    [EL_PROGRAM_ENV] = {"program-env", decode_capset_vec, 4, PAYLOAD_FIXED, 0},
+    [EL_OSPROCESS_PID] = {"osprocess-pid", decode_pid, 8, PAYLOAD_FIXED, 0},
+    [EL_OSPROCESS_PPID] = {"osprocess-ppid", decode_pid, 8, PAYLOAD_FIXED, 0},
+    [EL_SPARK_COUNTERS] = {"spark-counters", decode_spark_counters, 56,
+                           PAYLOAD_FIXED, 0},
+    [EL_SPARK_CREATE] = {"spark-create", decode_none, 0, PAYLOAD_FIXED, 0},
+    [EL_SPARK_DUD] = {"spark-dud", decode_none, 0, PAYLOAD_FIXED, 0},
+    [EL_SPARK_OVERFLOW] = {"spark-overflow", decode_none, 0, PAYLOAD_FIXED, 0},
+    [EL_SPARK_RUN] = {"spark-run", decode_none, 0, PAYLOAD_FIXED, 0},
+    [EL_SPARK_STEAL] = {"spark-steal", decode_spark_steal, 2, PAYLOAD_FIXED, 0},
+    [EL_SPARK_FIZZLE] = {"spark-fizzle", decode_none, 0, PAYLOAD_FIXED, 0},
+    [EL_SPARK_GC] = {"spark-gc", decode_none, 0, PAYLOAD_FIXED, 0},
+    [EL_INTERN_STRING] = {"intern-string", decode_intern_string, 5,
+                          PAYLOAD_DECODE, 0},
+    [EL_WALL_CLOCK_TIME] = {"wall-clock-time", decode_wall_clock, 16,
+                            PAYLOAD_FIXED, 0},
+    [EL_THREAD_LABEL] = {"thread-label", decode_thread_label, 4, PAYLOAD_FIXED,
+                         0},
+    [EL_CAP_CREATE] = {"cap-create", decode_cap, 2, PAYLOAD_FIXED, 0},
+    [EL_CAP_DELETE] = {"cap-delete", decode_cap, 2, PAYLOAD_FIXED, 0},
+    [EL_CAP_DISABLE] = {"cap-disable", decode_cap, 2, PAYLOAD_FIXED, 0},
+    [EL_CAP_ENABLE] = {"cap-enable", decode_cap, 2, PAYLOAD_FIXED, 0},
+    [EL_HEAP_ALLOCATED] = {"heap-allocated", decode_heap, 12, PAYLOAD_FIXED, 0},
+    [EL_HEAP_SIZE] = {"heap-size", decode_heap, 12, PAYLOAD_FIXED, 0},
+    [EL_HEAP_LIVE] = {"heap-live", decode_heap, 12, PAYLOAD_FIXED, 0},
+    [EL_HEAP_INFO_GHC] = {"heap-info", decode_heap_info, 38, PAYLOAD_FIXED, 0},
+    [EL_GC_STATS_GHC] = {"gc-stats", decode_gc_stats, 50, PAYLOAD_OPT_U64, 0},
+    [EL_GC_GLOBAL_SYNC] = {"gc-global-sync", decode_none, 0, PAYLOAD_FIXED, 0},
+    [EL_TASK_CREATE] = {"task-create", decode_task_create, 18, PAYLOAD_FIXED,
+                        0},
+    [EL_TASK_MIGRATE] = {"task-migrate", decode_task_migrate, 12, PAYLOAD_FIXED,
+                         0},
+    [EL_TASK_DELETE] = {"task-delete", decode_task_delete, 8, PAYLOAD_FIXED, 0},
+    [EL_USER_MARKER] = {"user-marker", decode_msg, 0, PAYLOAD_FIXED, 0},
+    [EL_HACK_BUG_T9003] = {"hack-bug-t9003", decode_none, 0, PAYLOAD_FIXED, 0},
+    [EL_MEM_RETURN] = {"mem-return", decode_mem_return, 16, PAYLOAD_FIXED, 0},
+    [EL_BLOCKS_SIZE] = {"blocks-size", decode_heap, 12, PAYLOAD_FIXED, 0},
+    [EL_HEAP_PROF_BEGIN] = {"heap-prof-begin", decode_heap_prof_begin, 20,
+                            PAYLOAD_STRINGS, 7},
+    [EL_HEAP_PROF_COST_CENTRE] = {"heap-prof-cost-centre", decode_cost_centre,
+                                  8, PAYLOAD_DECODE, 0},
+    [EL_HEAP_PROF_SAMPLE_BEGIN] = {"heap-prof-sample-begin", decode_sample, 8,
+                                   PAYLOAD_FIXED, 0},
+    [EL_HEAP_PROF_SAMPLE_COST_CENTRE] = {"heap-prof-sample-cost-centre",
+                                         decode_sample_cc, 10, PAYLOAD_STACK,
+                                         0},
+    [EL_HEAP_PROF_SAMPLE_STRING] = {"heap-prof-sample-string",
+                                    decode_sample_string, 10, PAYLOAD_STRINGS,
+                                    1},
+    [EL_HEAP_PROF_SAMPLE_END] = {"heap-prof-sample-end", decode_sample, 8,
+                                 PAYLOAD_FIXED, 0},
+    [EL_HEAP_BIO_PROF_SAMPLE_BEGIN] = {"heap-bio-prof-sample-begin",
+                                       decode_bio_sample, 16, PAYLOAD_FIXED, 0},
+    [EL_PROF_SAMPLE_COST_CENTRE] = {"prof-sample-cost-centre",
+                                    decode_prof_sample_cc, 13, PAYLOAD_STACK,
+                                    0},
+    [EL_PROF_BEGIN] = {"prof-begin", decode_prof_begin, 8, PAYLOAD_FIXED, 0},
+    [EL_IPE] = {"ipe", decode_ipe, 14, PAYLOAD_STRINGS, 6},
+    [EL_USER_BINARY_MSG] = {"user-binary-msg", decode_binary, 0, PAYLOAD_FIXED,
+                            0},
+    [EL_CONC_MARK_BEGIN] = {"conc-mark-begin", decode_none, 0, PAYLOAD_FIXED,
+                            0},
+    [EL_CONC_MARK_END] = {"conc-mark-end", decode_conc_mark_end, 4,
+                          PAYLOAD_FIXED, 0},
+    [EL_CONC_SYNC_BEGIN] = {"conc-sync-begin", decode_none, 0, PAYLOAD_FIXED,
+                            0},
+    [EL_CONC_SYNC_END] = {"conc-sync-end", decode_none, 0, PAYLOAD_FIXED, 0},
+    [EL_CONC_SWEEP_BEGIN] = {"conc-sweep-begin", decode_none, 0, PAYLOAD_FIXED,
+                             0},
+    [EL_CONC_SWEEP_END] = {"conc-sweep-end", decode_none, 0, PAYLOAD_FIXED, 0},
+    [EL_CONC_UPD_REM_SET_FLUSH] = {"conc-upd-rem-set-flush", decode_cap, 2,
+                                   PAYLOAD_FIXED, 0},
+    [EL_NONMOVING_HEAP_CENSUS] = {"nonmoving-heap-census",
+                                  decode_nonmoving_census, 13, PAYLOAD_FIXED,
+                                  0},
+    [EL_TICKY_COUNTER_DEF] = {"ticky-counter-def", decode_ticky_def, 12,
+                              PAYLOAD_DECODE, 0},
+    [EL_TICKY_COUNTER_SAMPLE] = {"ticky-counter-sample", decode_ticky_sample,
+                                 32, PAYLOAD_FIXED, 0},
+    [EL_TICKY_COUNTER_BEGIN_SAMPLE] = {"ticky-counter-begin-sample",
+                                       decode_none, 0, PAYLOAD_FIXED, 0},
+};
+
+#define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
+
+static const event_layout *layout_of(uint16_t type)
+{
+    return type < NLAYOUTS && layouts[type].decode ? &layouts[type] : NULL;
+}
+
+static el_status decode_fail(const el_event *ev, const char *missing,
+                             el_error *err)
+{
+    if (err) {
+        err->status = EL_ERR_FORMAT;
+        err->offset = ev->offset;
+        snprintf(err->msg, sizeof(err->msg),
+                 "corrupt data: %s event (type %u, %u payload bytes) "
+                 "lacks its %s field",
+                 el_type_name(ev->type), ev->type, ev->payload_len, missing);
+    }
+    return EL_ERR_FORMAT;
+}
+
 el_status el_event_decode(el_event *ev, el_error *err)
 {
-    payload_reader rr = {ev->payload, ev->payload_len, 0, NULL};
-    payload_reader *r = &rr;
-    ev->known = 1;
-    /* Every case below sets all of its fields (a missing one reads as 0
-     * and makes the event an error), so no memset of the union here: this
-     * runs once per event. */
-    switch (ev->type) {
-    case EL_CREATE_THREAD:
-    case EL_RUN_THREAD:
-    case EL_THREAD_RUNNABLE:
-    case EL_CREATE_SPARK_THREAD:
-        ev->u.thread.thread = reader_u32(r, "thread");
-        break;
-    case EL_STOP_THREAD:
-        ev->u.stop_thread.thread = reader_u32(r, "thread");
-        ev->u.stop_thread.status = reader_u16(r, "status");
-        ev->u.stop_thread.blocked_on = reader_u32(r, "blocked-on thread");
-        break;
-    case EL_MIGRATE_THREAD:
-    case EL_THREAD_WAKEUP:
-        ev->u.thread_cap.thread = reader_u32(r, "thread");
-        ev->u.thread_cap.cap = reader_u16(r, "capability");
-        break;
-    case EL_LOG_MSG:
-    case EL_USER_MSG:
-    case EL_USER_MARKER:
-        ev->u.msg.text = reader_rest(r);
-        break;
-    case EL_BLOCK_MARKER:
-        ev->u.block.size = reader_u32(r, "block size");
-        ev->u.block.end_ts = reader_u64(r, "end time");
-        ev->u.block.cap = reader_u16(r, "capability");
-        break;
-    case EL_CAPSET_CREATE:
-        ev->u.capset_create.capset = reader_u32(r, "capset");
-        ev->u.capset_create.type = reader_u16(r, "capset type");
-        break;
-    case EL_CAPSET_DELETE:
-        ev->u.capset.capset = reader_u32(r, "capset");
-        break;
-    case EL_CAPSET_ASSIGN_CAP:
-    case EL_CAPSET_REMOVE_CAP:
-        ev->u.capset_cap.capset = reader_u32(r, "capset");
-        ev->u.capset_cap.cap = reader_u16(r, "capability");
-        break;
-    case EL_RTS_IDENTIFIER:
-        ev->u.capset_str.capset = reader_u32(r, "capset");
-        ev->u.capset_str.text = reader_rest(r);
-        break;
-    case EL_PROGRAM_ARGS:
-    case EL_PROGRAM_ENV:
-        ev->u.capset_vec.capset = reader_u32(r, "capset");
-        ev->u.capset_vec.vec = reader_rest(r);
-        while (ev->u.capset_vec.vec.len &&
-               ev->u.capset_vec.vec.ptr[ev->u.capset_vec.vec.len - 1] == 0)
-            ev->u.capset_vec.vec.len--;
-        break;
-    case EL_OSPROCESS_PID:
-    case EL_OSPROCESS_PPID:
-        ev->u.pid.capset = reader_u32(r, "capset");
-        ev->u.pid.pid = reader_u32(r, "pid");
-        break;
-    case EL_SPARK_COUNTERS:
-        ev->u.spark_counters.created = reader_u64(r, "created");
-        ev->u.spark_counters.dud = reader_u64(r, "dud");
-        ev->u.spark_counters.overflowed = reader_u64(r, "overflowed");
-        ev->u.spark_counters.converted = reader_u64(r, "converted");
-        ev->u.spark_counters.gcd = reader_u64(r, "gcd");
-        ev->u.spark_counters.fizzled = reader_u64(r, "fizzled");
-        ev->u.spark_counters.remaining = reader_u64(r, "remaining");
-        break;
-    case EL_SPARK_STEAL:
-        ev->u.spark_steal.victim_cap = reader_u16(r, "victim capability");
-        break;
-    case EL_INTERN_STRING:
-        ev->u.intern_string.str = reader_cstr(r, "string");
-        ev->u.intern_string.id = reader_u32(r, "string id");
-        break;
-    case EL_WALL_CLOCK_TIME:
-        ev->u.wall_clock.capset = reader_u32(r, "capset");
-        ev->u.wall_clock.sec = reader_u64(r, "seconds");
-        ev->u.wall_clock.nsec = reader_u32(r, "nanoseconds");
-        break;
-    case EL_THREAD_LABEL:
-        ev->u.thread_label.thread = reader_u32(r, "thread");
-        ev->u.thread_label.label = reader_rest(r);
-        break;
-    case EL_CAP_CREATE:
-    case EL_CAP_DELETE:
-    case EL_CAP_DISABLE:
-    case EL_CAP_ENABLE:
-    case EL_CONC_UPD_REM_SET_FLUSH:
-        ev->u.cap.cap = reader_u16(r, "capability");
-        break;
-    case EL_HEAP_ALLOCATED:
-    case EL_HEAP_SIZE:
-    case EL_HEAP_LIVE:
-    case EL_BLOCKS_SIZE:
-        ev->u.heap.capset = reader_u32(r, "capset");
-        ev->u.heap.bytes = reader_u64(r, "bytes");
-        break;
-    case EL_HEAP_INFO_GHC:
-        ev->u.heap_info.capset = reader_u32(r, "capset");
-        ev->u.heap_info.gens = reader_u16(r, "generations");
-        ev->u.heap_info.max_heap_size = reader_u64(r, "max heap size");
-        ev->u.heap_info.alloc_area_size = reader_u64(r, "alloc area size");
-        ev->u.heap_info.mblock_size = reader_u64(r, "mblock size");
-        ev->u.heap_info.block_size = reader_u64(r, "block size");
-        break;
-    case EL_GC_STATS_GHC:
-        ev->u.gc_stats.capset = reader_u32(r, "capset");
-        ev->u.gc_stats.gen = reader_u16(r, "generation");
-        ev->u.gc_stats.copied = reader_u64(r, "copied");
-        ev->u.gc_stats.slop = reader_u64(r, "slop");
-        ev->u.gc_stats.frag = reader_u64(r, "fragmentation");
-        ev->u.gc_stats.par_n_threads = reader_u32(r, "parallel threads");
-        ev->u.gc_stats.par_max_copied = reader_u64(r, "max copied");
-        ev->u.gc_stats.par_tot_copied = reader_u64(r, "total copied");
-        ev->u.gc_stats.par_balanced_copied = 0;
-        ev->u.gc_stats.has_par_balanced_copied = 0;
-        if (reader_more(r)) { /* optional: GHC >= 8.4 */
-            ev->u.gc_stats.par_balanced_copied =
-                reader_u64(r, "balanced copied");
-            ev->u.gc_stats.has_par_balanced_copied = 1;
-        }
-        break;
-    case EL_TASK_CREATE:
-        ev->u.task_create.task = reader_u64(r, "task");
-        ev->u.task_create.cap = reader_u16(r, "capability");
-        ev->u.task_create.tid = reader_u64(r, "kernel thread");
-        break;
-    case EL_TASK_MIGRATE:
-        ev->u.task_migrate.task = reader_u64(r, "task");
-        ev->u.task_migrate.cap = reader_u16(r, "capability");
-        ev->u.task_migrate.new_cap = reader_u16(r, "new capability");
-        break;
-    case EL_TASK_DELETE:
-        ev->u.task_delete.task = reader_u64(r, "task");
-        break;
-    case EL_MEM_RETURN:
-        ev->u.mem_return.capset = reader_u32(r, "capset");
-        ev->u.mem_return.current = reader_u32(r, "current mblocks");
-        ev->u.mem_return.needed = reader_u32(r, "needed mblocks");
-        ev->u.mem_return.returned = reader_u32(r, "returned mblocks");
-        break;
-    case EL_HEAP_PROF_BEGIN:
-        ev->u.heap_prof_begin.profile_id = reader_u8(r, "profile id");
-        ev->u.heap_prof_begin.interval_ns = reader_u64(r, "interval");
-        ev->u.heap_prof_begin.breakdown = reader_u32(r, "breakdown");
-        for (int i = 0; i < 7; i++)
-            ev->u.heap_prof_begin.filters[i] = reader_cstr(r, "filter");
-        break;
-    case EL_HEAP_PROF_COST_CENTRE:
-        ev->u.cost_centre.id = reader_u32(r, "cost centre id");
-        ev->u.cost_centre.label = reader_cstr(r, "label");
-        ev->u.cost_centre.module = reader_cstr(r, "module");
-        ev->u.cost_centre.srcloc = reader_cstr(r, "source location");
-        ev->u.cost_centre.flags = reader_u8(r, "flags");
-        break;
-    case EL_HEAP_PROF_SAMPLE_BEGIN:
-    case EL_HEAP_PROF_SAMPLE_END:
-        ev->u.sample.era = reader_u64(r, "era");
-        break;
-    case EL_HEAP_BIO_PROF_SAMPLE_BEGIN:
-        ev->u.bio_sample.era = reader_u64(r, "era");
-        ev->u.bio_sample.time = reader_u64(r, "time");
-        break;
-    case EL_HEAP_PROF_SAMPLE_COST_CENTRE:
-        ev->u.sample_cc.profile_id = reader_u8(r, "profile id");
-        ev->u.sample_cc.residency = reader_u64(r, "residency");
-        ev->u.sample_cc.depth = reader_u8(r, "stack depth");
-        ev->u.sample_cc.stack = NULL;
-        if (reader_need(r, 4u * ev->u.sample_cc.depth, "stack")) {
-            ev->u.sample_cc.stack = r->p + r->pos;
-            r->pos += 4u * ev->u.sample_cc.depth;
-        }
-        break;
-    case EL_HEAP_PROF_SAMPLE_STRING:
-        ev->u.sample_string.profile_id = reader_u8(r, "profile id");
-        ev->u.sample_string.residency = reader_u64(r, "residency");
-        ev->u.sample_string.label = reader_cstr(r, "label");
-        break;
-    case EL_PROF_SAMPLE_COST_CENTRE:
-        ev->u.prof_sample_cc.capset = reader_u32(r, "capset");
-        ev->u.prof_sample_cc.ticks = reader_u64(r, "ticks");
-        ev->u.prof_sample_cc.depth = reader_u8(r, "stack depth");
-        ev->u.prof_sample_cc.stack = NULL;
-        if (reader_need(r, 4u * ev->u.prof_sample_cc.depth, "stack")) {
-            ev->u.prof_sample_cc.stack = r->p + r->pos;
-            r->pos += 4u * ev->u.prof_sample_cc.depth;
-        }
-        break;
-    case EL_PROF_BEGIN:
-        ev->u.prof_begin.tick_interval = reader_u64(r, "tick interval");
-        break;
-    case EL_IPE:
-        ev->u.ipe.info = reader_u64(r, "info table");
-        ev->u.ipe.table_name = reader_cstr(r, "table name");
-        ev->u.ipe.closure_desc = reader_cstr(r, "closure type");
-        ev->u.ipe.ty_desc = reader_cstr(r, "type");
-        ev->u.ipe.label = reader_cstr(r, "label");
-        ev->u.ipe.module = reader_cstr(r, "module");
-        ev->u.ipe.srcloc = reader_cstr(r, "source location");
-        break;
-    case EL_USER_BINARY_MSG:
-        ev->u.binary.data = reader_rest(r);
-        break;
-    case EL_CONC_MARK_END:
-        ev->u.conc_mark_end.marked = reader_u32(r, "marked objects");
-        break;
-    case EL_NONMOVING_HEAP_CENSUS:
-        ev->u.nonmoving_census.log_blk_size = reader_u8(r, "block size");
-        ev->u.nonmoving_census.active_segs = reader_u32(r, "active");
-        ev->u.nonmoving_census.filled_segs = reader_u32(r, "filled");
-        ev->u.nonmoving_census.live_blocks = reader_u32(r, "live blocks");
-        break;
-    case EL_TICKY_COUNTER_DEF:
-        ev->u.ticky_def.id = reader_u64(r, "counter id");
-        ev->u.ticky_def.arity = reader_u16(r, "arity");
-        ev->u.ticky_def.kinds = reader_cstr(r, "kinds");
-        ev->u.ticky_def.name = reader_cstr(r, "name");
-        ev->u.ticky_def.info_tbl = 0;
-        ev->u.ticky_def.json.ptr = "";
-        ev->u.ticky_def.json.len = 0;
-        if (reader_more(r)) /* optional: GHC >= 9.4 */
-            ev->u.ticky_def.info_tbl = reader_u64(r, "info table");
-        if (reader_more(r))
-            ev->u.ticky_def.json = reader_cstr(r, "json description");
-        break;
-    case EL_TICKY_COUNTER_SAMPLE:
-        ev->u.ticky_sample.id = reader_u64(r, "counter id");
-        ev->u.ticky_sample.entries = reader_u64(r, "entry count");
-        ev->u.ticky_sample.allocs = reader_u64(r, "allocs");
-        ev->u.ticky_sample.allocd = reader_u64(r, "allocd");
-        break;
-    case EL_GC_START:
-    case EL_GC_END:
-    case EL_REQUEST_SEQ_GC:
-    case EL_REQUEST_PAR_GC:
-    case EL_GC_IDLE:
-    case EL_GC_WORK:
-    case EL_GC_DONE:
-    case EL_GC_GLOBAL_SYNC:
-    case EL_SPARK_CREATE:
-    case EL_SPARK_DUD:
-    case EL_SPARK_OVERFLOW:
-    case EL_SPARK_RUN:
-    case EL_SPARK_FIZZLE:
-    case EL_SPARK_GC:
-    case EL_HACK_BUG_T9003:
-    case EL_CONC_MARK_BEGIN:
-    case EL_CONC_SYNC_BEGIN:
-    case EL_CONC_SYNC_END:
-    case EL_CONC_SWEEP_BEGIN:
-    case EL_CONC_SWEEP_END:
-    case EL_TICKY_COUNTER_BEGIN_SAMPLE:
-        break;
-    default:
+    const event_layout *l = layout_of(ev->type);
+    if (!l) {
         ev->known = 0;
         ev->decoded_len = 0;
         return EL_OK;
     }
-    if (r->missing) {
-        if (err) {
-            err->status = EL_ERR_FORMAT;
-            err->offset = ev->offset;
-            snprintf(err->msg, sizeof(err->msg),
-                     "corrupt data: %s event (type %u, %u payload bytes) "
-                     "lacks its %s field",
-                     el_type_name(ev->type), ev->type, ev->payload_len,
-                     r->missing);
-        }
-        return EL_ERR_FORMAT;
-    }
-    ev->decoded_len = r->pos;
+    payload_reader r = {ev->payload, ev->payload_len, 0, NULL};
+    ev->known = 1;
+    l->decode(ev, &r);
+    if (r.missing)
+        return decode_fail(ev, r.missing, err);
+    ev->decoded_len = r.pos;
     return EL_OK;
+}
+
+/* PAYLOAD_STRINGS: `n` NULs in p[0, len). */
+static int payload_has_strings(const uint8_t *p, uint32_t len, unsigned n)
+{
+    if (n == 1 && len && p[len - 1] == 0)
+        return 1;
+    const uint8_t *end = p + len;
+    for (; n; n--) {
+        const uint8_t *nul = memchr(p, 0, (size_t)(end - p));
+        if (!nul)
+            return 0;
+        p = nul + 1;
+    }
+    return 1;
+}
+
+/* See event_impl.h and Note [Checking a payload without decoding it]. */
+int event_payload_ok(const el_event *ev)
+{
+    const event_layout *l = layout_of(ev->type);
+    if (!l)
+        return 1;
+    uint32_t len = ev->payload_len;
+    if (len < l->min_len)
+        return 0;
+    switch (l->shape) {
+    case PAYLOAD_FIXED:
+        return 1;
+    case PAYLOAD_OPT_U64:
+        return len == l->min_len || len - l->min_len >= 8;
+    case PAYLOAD_STRINGS:
+        return payload_has_strings(ev->payload + (l->min_len - l->nstr),
+                                   len - (l->min_len - l->nstr), l->nstr);
+    case PAYLOAD_STACK:
+        return len - l->min_len >= 4u * ev->payload[l->min_len - 1];
+    default: {
+        el_event scratch = *ev;
+        return el_event_decode(&scratch, NULL) == EL_OK;
+    }
+    }
 }
 
 const char *el_type_name(uint16_t num)
 {
-    switch (num) {
-    case EL_CREATE_THREAD:
-        return "create-thread";
-    case EL_RUN_THREAD:
-        return "run-thread";
-    case EL_STOP_THREAD:
-        return "stop-thread";
-    case EL_THREAD_RUNNABLE:
-        return "thread-runnable";
-    case EL_MIGRATE_THREAD:
-        return "migrate-thread";
-    case EL_THREAD_WAKEUP:
-        return "thread-wakeup";
-    case EL_GC_START:
-        return "gc-start";
-    case EL_GC_END:
-        return "gc-end";
-    case EL_REQUEST_SEQ_GC:
-        return "request-seq-gc";
-    case EL_REQUEST_PAR_GC:
-        return "request-par-gc";
-    case EL_CREATE_SPARK_THREAD:
-        return "create-spark-thread";
-    case EL_LOG_MSG:
-        return "log-msg";
-    case EL_BLOCK_MARKER:
-        return "block-marker";
-    case EL_USER_MSG:
-        return "user-msg";
-    case EL_GC_IDLE:
-        return "gc-idle";
-    case EL_GC_WORK:
-        return "gc-work";
-    case EL_GC_DONE:
-        return "gc-done";
-    case EL_CAPSET_CREATE:
-        return "capset-create";
-    case EL_CAPSET_DELETE:
-        return "capset-delete";
-    case EL_CAPSET_ASSIGN_CAP:
-        return "capset-assign-cap";
-    case EL_CAPSET_REMOVE_CAP:
-        return "capset-remove-cap";
-    case EL_RTS_IDENTIFIER:
-        return "rts-identifier";
-    case EL_PROGRAM_ARGS:
-        return "program-args";
-    case EL_PROGRAM_ENV:
-        return "program-env";
-    case EL_OSPROCESS_PID:
-        return "osprocess-pid";
-    case EL_OSPROCESS_PPID:
-        return "osprocess-ppid";
-    case EL_SPARK_COUNTERS:
-        return "spark-counters";
-    case EL_SPARK_CREATE:
-        return "spark-create";
-    case EL_SPARK_DUD:
-        return "spark-dud";
-    case EL_SPARK_OVERFLOW:
-        return "spark-overflow";
-    case EL_SPARK_RUN:
-        return "spark-run";
-    case EL_SPARK_STEAL:
-        return "spark-steal";
-    case EL_SPARK_FIZZLE:
-        return "spark-fizzle";
-    case EL_SPARK_GC:
-        return "spark-gc";
-    case EL_INTERN_STRING:
-        return "intern-string";
-    case EL_WALL_CLOCK_TIME:
-        return "wall-clock-time";
-    case EL_THREAD_LABEL:
-        return "thread-label";
-    case EL_CAP_CREATE:
-        return "cap-create";
-    case EL_CAP_DELETE:
-        return "cap-delete";
-    case EL_CAP_DISABLE:
-        return "cap-disable";
-    case EL_CAP_ENABLE:
-        return "cap-enable";
-    case EL_HEAP_ALLOCATED:
-        return "heap-allocated";
-    case EL_HEAP_SIZE:
-        return "heap-size";
-    case EL_HEAP_LIVE:
-        return "heap-live";
-    case EL_HEAP_INFO_GHC:
-        return "heap-info";
-    case EL_GC_STATS_GHC:
-        return "gc-stats";
-    case EL_GC_GLOBAL_SYNC:
-        return "gc-global-sync";
-    case EL_TASK_CREATE:
-        return "task-create";
-    case EL_TASK_MIGRATE:
-        return "task-migrate";
-    case EL_TASK_DELETE:
-        return "task-delete";
-    case EL_USER_MARKER:
-        return "user-marker";
-    case EL_HACK_BUG_T9003:
-        return "hack-bug-t9003";
-    case EL_MEM_RETURN:
-        return "mem-return";
-    case EL_BLOCKS_SIZE:
-        return "blocks-size";
-    case EL_HEAP_PROF_BEGIN:
-        return "heap-prof-begin";
-    case EL_HEAP_PROF_COST_CENTRE:
-        return "heap-prof-cost-centre";
-    case EL_HEAP_PROF_SAMPLE_BEGIN:
-        return "heap-prof-sample-begin";
-    case EL_HEAP_PROF_SAMPLE_COST_CENTRE:
-        return "heap-prof-sample-cost-centre";
-    case EL_HEAP_PROF_SAMPLE_STRING:
-        return "heap-prof-sample-string";
-    case EL_HEAP_PROF_SAMPLE_END:
-        return "heap-prof-sample-end";
-    case EL_HEAP_BIO_PROF_SAMPLE_BEGIN:
-        return "heap-bio-prof-sample-begin";
-    case EL_PROF_SAMPLE_COST_CENTRE:
-        return "prof-sample-cost-centre";
-    case EL_PROF_BEGIN:
-        return "prof-begin";
-    case EL_IPE:
-        return "ipe";
-    case EL_USER_BINARY_MSG:
-        return "user-binary-msg";
-    case EL_CONC_MARK_BEGIN:
-        return "conc-mark-begin";
-    case EL_CONC_MARK_END:
-        return "conc-mark-end";
-    case EL_CONC_SYNC_BEGIN:
-        return "conc-sync-begin";
-    case EL_CONC_SYNC_END:
-        return "conc-sync-end";
-    case EL_CONC_SWEEP_BEGIN:
-        return "conc-sweep-begin";
-    case EL_CONC_SWEEP_END:
-        return "conc-sweep-end";
-    case EL_CONC_UPD_REM_SET_FLUSH:
-        return "conc-upd-rem-set-flush";
-    case EL_NONMOVING_HEAP_CENSUS:
-        return "nonmoving-heap-census";
-    case EL_TICKY_COUNTER_DEF:
-        return "ticky-counter-def";
-    case EL_TICKY_COUNTER_SAMPLE:
-        return "ticky-counter-sample";
-    case EL_TICKY_COUNTER_BEGIN_SAMPLE:
-        return "ticky-counter-begin-sample";
-    default:
-        return NULL;
-    }
+    const event_layout *l = layout_of(num);
+    return l ? l->name : NULL;
 }
 
 unsigned el_ccs_depth(const el_event *ev)

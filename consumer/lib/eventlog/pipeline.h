@@ -5,6 +5,8 @@
 
 #include "rtscope/eventlog.h"
 
+#include "decoder_impl.h"
+
 #include <stdint.h>
 
 typedef struct reader_ctx {
@@ -26,6 +28,10 @@ void reader_set_error(el_error *err, el_status st, uint64_t off,
 void reader_count(reader_ctx *rc, const el_event *ev);
 /* Does the sink want this event's type? */
 int reader_wants(const reader_ctx *rc, const el_event *ev);
+/* EL_OK, or EL_ERR_FORMAT with *err filled if the sink wants `ev` and its
+ * payload would not decode (Note [Payload errors in stream order] in
+ * pipeline.c); `ev` is decoded only in that case. */
+el_status reader_check(const reader_ctx *rc, el_event *ev, el_error *err);
 /* Merge/cursor output (an el_frame_fn): count it unless counted already,
  * decode it and hand it to the sink if wanted. Nonzero: stop. */
 int reader_deliver(void *rc, el_event *ev);
@@ -35,6 +41,11 @@ int reader_deliver(void *rc, el_event *ev);
  * largest timestamp. */
 uint64_t reader_skip(reader_ctx *rc, el_decoder *dec, const uint8_t *skip,
                      uint64_t *max_ts);
+/* reader_skip that also passes over the events the sink wants, handing
+ * each to fn (decoder_scan in decoder_impl.h): the file path's index
+ * pass. */
+uint64_t reader_scan(reader_ctx *rc, el_decoder *dec, uint64_t *max_ts,
+                     decoder_wanted_fn fn, void *ctx);
 
 /* The file path (reader.c): read a seekable source whole, exactly merged
  * (Note [Reading a file]). Returns EL_OK, EL_STOP, an error, or

@@ -14,8 +14,10 @@
 
 #include "bytes.h"
 #include "decoder_impl.h"
+#include "event_impl.h"
 #include "pipeline.h"
 #include "source.h"
+#include "typetab_impl.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -30,29 +32,34 @@
 
 /* Note [Reading a file]
  * ~~~~~~~~~~~~~~~~~~~~~
- * A file is read twice, both times without copying an event:
+ * A file is read twice, both times without copying an event, and each
+ * event the sink wants is decoded once:
  *
  * 1. The index pass reads it front to back with one decoder, exactly as a
  *    pipe is read, so it finds the same errors, at the same offsets, with
  *    the same messages, and the same end (end-of-data marker, trailing
- *    bytes, truncation). It counts every event, and it records the
- *    segments of the stream (each block, and each run of events outside
- *    any block) with their capability, plus where every event the sink
- *    wants is. The read stops at the first problem: the "stop offset".
+ *    bytes, truncation). It counts every event, checks the payloads of
+ *    the events the sink wants without decoding them (Note [Payload errors
+ *    in stream order] in pipeline.c), and records the segments of the
+ *    stream (each block, and each run of events outside any block) with
+ *    their capability, plus where every event the sink wants is and its
+ *    key. The read stops at the first problem: the "stop offset".
  * 2. The merge pass gives each capability a cursor over its own segments
  *    and releases the cursor head with the smallest key (Note [Order within
  *    a capability] in merge.c; ties: file order). A cursor jumps straight
- *    to the wanted events the index pass recorded, so a sink that looks at
- *    a few event types (`stats`, `hp`) reads almost nothing twice. When
- *    the wanted events are too many to record within the index budget,
- *    cursors read their segments whole instead and pass over the unwanted
- *    events.
+ *    to the wanted events the index pass recorded and frames them from the
+ *    index, without a decoder, so a sink that looks at a few event types
+ *    (`stats`, `hp`) reads almost nothing twice, and the events it gets
+ *    are decoded on delivery, once. When the wanted events are too many to
+ *    record within the index budget, cursors read their segments whole
+ *    instead, with a decoder each, and pass over the unwanted events.
  *
  * The sink gets every event before the stop offset, in exact order, and
  * then the index pass's verdict: so a file, a pipe and a socket carrying the
  * same bytes give the same events, the same error and the same warnings.
  * Memory is the segment list (one entry a block), the index (bounded by
- * el_reader_opts.index_budget) and one decoder and buffer per capability.
+ * el_reader_opts.index_budget) and one buffer per capability (and a
+ * decoder when the index is dense).
  */
 
 #define SEG_NONE UINT32_MAX
@@ -63,23 +70,38 @@ typedef struct seg {
     uint64_t start, end;           /* bytes [start, end) of the stream */
     uint64_t block_end;            /* of the block (UINT64_MAX: never closed) */
     uint32_t next;                 /* next segment of the same capability */
-    uint32_t pos_first, pos_count; /* the wanted events in it */
+    uint32_t run_first, run_count; /* its runs of wanted events */
     uint16_t cap;
     uint8_t in_block;
 } seg;
 
-typedef struct epos {
+/* Note [Runs of wanted events]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The index records the events a sink wants as runs: wanted events one
+ * right after the other in a segment, with no other event between them.
+ * A run needs only where it is and its stream's key before it: the merge
+ * pass frames its events one after another (the index pass checked them)
+ * and takes each one's key as the larger of its timestamp and the key of
+ * the one before (Note [Order within a capability] in merge.c), which is
+ * what the index pass computed, since no other event of the stream came
+ * between. The heap samples of a -hi census (thousands in a row), or
+ * every event of a segment when a sink wants everything, are one run: so
+ * the index stays small and the wanted events are read back in a few large
+ * reads. A sink that wants events scattered among others gets a run
+ * each.
+ */
+typedef struct erun {
     uint64_t offset;
-    uint64_t key; /* the stream's merge key at this event */
-    uint32_t len;
-} epos;
+    uint64_t key_before; /* the stream's merge key before its first event */
+    uint32_t bytes;
+} erun;
 
 typedef struct file_index {
     seg *segs;
     uint32_t nsegs, segs_cap;
-    epos *pos;
-    size_t npos, pos_cap, pos_max;
-    int dense; /* the wanted events did not fit: cursors read whole segments */
+    erun *runs;
+    size_t nruns, runs_cap, runs_max;
+    int dense;     /* the runs did not fit: cursors read whole segments */
     uint64_t stop; /* stop offset: nothing at or after it is delivered */
     /* The verdict: el_decoder_finish's or the first error. */
     el_status status;
@@ -114,35 +136,156 @@ static int index_add_seg(file_index *ix, uint64_t start, uint16_t cap,
     s->in_block = (uint8_t)in_block;
     s->block_end = block_end;
     s->next = SEG_NONE;
-    s->pos_first = (uint32_t)ix->npos;
+    s->run_first = (uint32_t)ix->nruns;
     return 0;
 }
 
-static void index_add_pos(file_index *ix, uint64_t offset, uint32_t len,
-                          uint64_t key)
+/* A wanted event of `len` bytes at `offset` in the last segment, whose
+ * stream's key was `key_before`: it extends the segment's last run if it
+ * follows it directly (Note [Runs of wanted events]). */
+static void index_add_wanted(file_index *ix, uint64_t offset, uint32_t len,
+                             uint64_t key_before)
 {
     if (ix->dense)
         return;
-    if (ix->npos == ix->pos_cap) {
-        size_t nc = ix->pos_cap ? ix->pos_cap * 2 : 4096;
-        if (nc > ix->pos_max)
-            nc = ix->pos_max;
-        epos *np = nc > ix->pos_cap ? realloc(ix->pos, nc * sizeof(*np)) : NULL;
-        if (!np) { /* over the budget (or no memory): read segments whole */
-            free(ix->pos);
-            ix->pos = NULL;
-            ix->npos = ix->pos_cap = 0;
+    seg *s = &ix->segs[ix->nsegs - 1];
+    if (s->run_count) {
+        erun *last = &ix->runs[ix->nruns - 1];
+        if (last->offset + last->bytes == offset &&
+            last->bytes <= UINT32_MAX - len) {
+            last->bytes += len;
+            return;
+        }
+    }
+    if (ix->nruns == ix->runs_cap) {
+        size_t nc = ix->runs_cap ? ix->runs_cap * 2 : 1024;
+        if (nc > ix->runs_max)
+            nc = ix->runs_max;
+        erun *nr =
+            nc > ix->runs_cap ? realloc(ix->runs, nc * sizeof(*nr)) : NULL;
+        if (!nr) { /* over the budget (or no memory): read segments whole */
+            free(ix->runs);
+            ix->runs = NULL;
+            ix->nruns = ix->runs_cap = 0;
             ix->dense = 1;
             return;
         }
-        ix->pos = np;
-        ix->pos_cap = nc;
+        ix->runs = nr;
+        ix->runs_cap = nc;
     }
-    ix->pos[ix->npos].offset = offset;
-    ix->pos[ix->npos].len = len;
-    ix->pos[ix->npos].key = key;
-    ix->npos++;
-    ix->segs[ix->nsegs - 1].pos_count++;
+    erun *r = &ix->runs[ix->nruns++];
+    r->offset = offset;
+    r->bytes = len;
+    r->key_before = key_before;
+    s->run_count++;
+}
+
+/* The index pass's state. */
+typedef struct indexer {
+    el_decoder *dec;
+    reader_ctx *rc;
+    file_index *ix;
+    /* Each stream's merge key so far: Note [Order within a capability]. */
+    uint64_t *keys;
+    int bad_payload; /* the verdict is a payload error (in ix->err) */
+    int nomem;       /* the index could not grow */
+} indexer;
+
+/* Count an event the decoder framed and raise its stream's key; open the
+ * segment it starts, if any; record where it is if the sink wants it. */
+static el_status index_event(indexer *in, const el_event *ev)
+{
+    file_index *ix = in->ix;
+    uint64_t key_before = in->keys[ev->cap];
+    reader_count(in->rc, ev);
+    if (ev->ts > key_before)
+        in->keys[ev->cap] = ev->ts;
+    seg *cur = ix->nsegs ? &ix->segs[ix->nsegs - 1] : NULL;
+    int add = 0;
+    if (ev->type == EL_BLOCK_MARKER) {
+        add = index_add_seg(ix, ev->offset, ev->u.block.cap, 1,
+                            ev->u.block.size ? ev->offset + ev->u.block.size
+                                             : UINT64_MAX);
+    } else if (!cur || (cur->in_block && ev->offset >= cur->block_end)) {
+        add = index_add_seg(ix, ev->offset, EL_CAP_NONE, 0, 0);
+    }
+    if (add != 0) {
+        in->nomem = 1;
+        return EL_ERR_NOMEM;
+    }
+    if (reader_wants(in->rc, ev))
+        index_add_wanted(ix, ev->offset,
+                         (uint32_t)(el_decoder_offset(in->dec) - ev->offset),
+                         key_before);
+    return EL_OK;
+}
+
+/* A wanted event decoder_scan passed over (a decoder_wanted_fn): its
+ * payload checked and its place recorded, as index_input does for the
+ * others. Nonzero: leave it to index_input. */
+static int index_scanned(void *ctx, const el_event *ev, uint32_t len,
+                         uint64_t key_before)
+{
+    indexer *in = ctx;
+    if (!in->ix->nsegs || !event_payload_ok(ev))
+        return 1;
+    index_add_wanted(in->ix, ev->offset, len, key_before);
+    return 0;
+}
+
+/* Index the events of the decoder's input. Returns what ended it:
+ * EL_NEED_MORE (the input is used up), EL_END, the decoder's error,
+ * EL_ERR_FORMAT for a payload error, EL_ERR_NOMEM. */
+static el_status index_input(indexer *in)
+{
+    el_event ev;
+    for (;;) {
+        uint16_t stream = decoder_stream(in->dec);
+        /* Most events, wanted or not: Note [Scanning wanted events] */
+        reader_scan(in->rc, in->dec, &in->keys[stream], index_scanned, in);
+        el_status st = el_decoder_next(in->dec, &ev);
+        if (st != EL_FRAME)
+            return st;
+        if (reader_check(in->rc, &ev, &in->ix->err) != EL_OK) {
+            in->bad_payload = 1;
+            return EL_ERR_FORMAT;
+        }
+        st = index_event(in, &ev);
+        if (st != EL_OK)
+            return st;
+    }
+}
+
+/* The input ended without an end-of-data marker or an error: the
+ * decoder's verdict (a truncation, or a bad or incomplete header). */
+static void index_finish(indexer *in)
+{
+    file_index *ix = in->ix;
+    el_status st = el_decoder_finish(in->dec);
+    ix->stop = el_decoder_offset(in->dec);
+    if (st == EL_ERR_TRUNCATED && el_decoder_header_done(in->dec)) {
+        ix->truncated = 1;
+        ix->truncated_at = el_decoder_error(in->dec)->offset;
+        ix->stop = ix->truncated_at;
+    } else if (st != EL_OK) {
+        ix->status = st;
+        ix->err = *el_decoder_error(in->dec);
+    }
+}
+
+/* Record how the stream ended (st: what index_input returned). */
+static void index_stop(indexer *in, el_status st)
+{
+    file_index *ix = in->ix;
+    if (st == EL_END) {
+        ix->saw_end = 1;
+        ix->end_pos = ix->stop = el_decoder_offset(in->dec) - 2;
+        return;
+    }
+    ix->status = st;
+    if (!in->bad_payload)
+        ix->err = *el_decoder_error(in->dec);
+    ix->stop = ix->err.offset;
 }
 
 /* Pass 1: see Note [Reading a file]. Returns EL_OK once the verdict is in
@@ -151,16 +294,13 @@ static void index_add_pos(file_index *ix, uint64_t offset, uint32_t len,
 static el_status file_index_pass(source *src, el_decoder *dec, reader_ctx *rc,
                                  file_index *ix, el_error *err)
 {
+    indexer in = {dec, rc, ix, calloc(65536, sizeof(uint64_t)), 0, 0};
     uint8_t *buf = malloc(FILE_CHUNK);
-    /* Each stream's merge key so far: Note [Order within a capability]. */
-    uint64_t *keys = calloc(65536, sizeof(*keys));
     el_status ret = EL_OK;
     uint64_t pos = 0;
-    el_event ev;
-    int bad_payload = 0;
-    if (!buf || !keys) {
+    if (!buf || !in.keys) {
         free(buf);
-        free(keys);
+        free(in.keys);
         return EL_ERR_NOMEM;
     }
     ix->status = EL_OK;
@@ -174,80 +314,28 @@ static el_status file_index_pass(source *src, el_decoder *dec, reader_ctx *rc,
             break;
         }
         if (n == 0) {
-            el_status st = el_decoder_finish(dec);
-            ix->stop = el_decoder_offset(dec);
-            if (st == EL_ERR_TRUNCATED && el_decoder_header_done(dec)) {
-                ix->truncated = 1;
-                ix->truncated_at = el_decoder_error(dec)->offset;
-                ix->stop = ix->truncated_at;
-            } else if (st != EL_OK) {
-                ix->status = st;
-                ix->err = *el_decoder_error(dec);
-            }
+            index_finish(&in);
             break;
         }
         pos += (uint64_t)n;
         el_decoder_input(dec, buf, (size_t)n);
-        el_status st;
-        for (;;) {
-            uint16_t stream = decoder_stream(dec);
-            reader_skip(rc, dec, rc->wanted, &keys[stream]);
-            st = el_decoder_next(dec, &ev);
-            if (st != EL_FRAME)
-                break;
-            if (reader_wants(rc, &ev) &&
-                el_event_decode(&ev, &ix->err) != EL_OK) {
-                /* Note [Payload errors in stream order] */
-                st = EL_ERR_FORMAT;
-                bad_payload = 1;
-                break;
-            }
-            reader_count(rc, &ev);
-            if (ev.ts > keys[ev.cap])
-                keys[ev.cap] = ev.ts;
-            uint64_t next = el_decoder_offset(dec);
-            seg *cur = ix->nsegs ? &ix->segs[ix->nsegs - 1] : NULL;
-            int add = 0;
-            if (ev.type == EL_BLOCK_MARKER) {
-                add = index_add_seg(
-                    ix, ev.offset, ev.u.block.cap, 1,
-                    ev.u.block.size ? ev.offset + ev.u.block.size : UINT64_MAX);
-            } else if (!cur || (cur->in_block && ev.offset >= cur->block_end)) {
-                add = index_add_seg(ix, ev.offset, EL_CAP_NONE, 0, 0);
-            }
-            if (add != 0) {
-                ret = EL_ERR_NOMEM;
-                break;
-            }
-            if (reader_wants(rc, &ev))
-                index_add_pos(ix, ev.offset, (uint32_t)(next - ev.offset),
-                              keys[ev.cap]);
-        }
-        if (ret != EL_OK)
-            break;
-        if (st == EL_END) {
-            ix->saw_end = 1;
-            ix->end_pos = ix->stop = el_decoder_offset(dec) - 2;
+        el_status st = index_input(&in);
+        if (in.nomem) {
+            reader_set_error(err, EL_ERR_NOMEM, el_decoder_offset(dec),
+                             "out of memory");
+            ret = EL_ERR_NOMEM;
             break;
         }
         if (st != EL_NEED_MORE) {
-            ix->status = st;
-            if (!bad_payload)
-                ix->err = *el_decoder_error(dec);
-            ix->stop = ix->err.offset;
+            index_stop(&in, st);
             break;
         }
     }
-    if (ix->saw_end) {
-        /* Everything after the marker is trailing data. */
-        uint64_t size = src->size > pos ? src->size : pos;
-        ix->bytes = size;
-    } else {
-        ix->bytes = pos;
-    }
+    /* After an end-of-data marker, the rest of the file is trailing data. */
+    ix->bytes = ix->saw_end && src->size > pos ? src->size : pos;
     if (ix->nsegs && ix->segs)
         ix->segs[ix->nsegs - 1].end = ix->stop;
-    free(keys);
+    free(in.keys);
     free(buf);
     return ret;
 }
@@ -255,9 +343,10 @@ static el_status file_index_pass(source *src, el_decoder *dec, reader_ctx *rc,
 typedef struct cursor {
     uint16_t cap;
     uint32_t seg;     /* current segment, or SEG_NONE when done */
-    size_t k;         /* next index entry of the segment (sparse) */
+    size_t k;         /* current run (sparse) */
+    uint64_t at;      /* next event of run k (sparse; 0: not started) */
     uint64_t seg_pos; /* next byte of the segment to read (dense) */
-    el_decoder *dec;
+    el_decoder *dec;  /* dense: reads the segments */
     uint8_t *buf;
     uint64_t win_start, win_end; /* bytes of the stream in buf */
     el_event head;
@@ -287,55 +376,114 @@ static el_status cursor_read(source *src, cursor *c, uint64_t at, size_t len,
     return EL_OK;
 }
 
-/* Position c->dec at `at` in segment s, as if it had read the segment
- * from its start. */
-static void cursor_seek(cursor *c, const seg *s, uint64_t at)
-{
-    if (s->in_block && at != s->start)
-        decoder_seek_in_block(c->dec, at, s->cap, s->block_end);
-    else
-        el_decoder_seek(c->dec, at);
-}
-
-/* Sparse: the next recorded event of the cursor's segments. */
-static el_status cursor_next_sparse(source *src, const file_index *ix,
-                                    cursor *c, el_error *err)
+/* The cursor's current run, moving on to its next segment's when a
+ * segment has no more; NULL when it has none left. */
+static const erun *cursor_run(const file_index *ix, cursor *c)
 {
     while (c->seg != SEG_NONE) {
         const seg *s = &ix->segs[c->seg];
-        if (c->k >= (size_t)s->pos_first + s->pos_count) {
-            c->seg = s->next;
-            if (c->seg != SEG_NONE)
-                c->k = ix->segs[c->seg].pos_first;
-            continue;
-        }
-        const epos *p = &ix->pos[c->k++];
-        if (p->offset < c->win_start || p->offset + p->len > c->win_end) {
-            /* Read this event and the following ones of the segment that
-             * fit in one buffer. */
-            size_t last = c->k, end_k = (size_t)s->pos_first + s->pos_count;
-            while (last < end_k &&
-                   ix->pos[last].offset + ix->pos[last].len - p->offset <=
-                       READER_CHUNK)
-                last++;
-            const epos *q = &ix->pos[last - 1];
-            el_status st =
-                cursor_read(src, c, p->offset,
-                            (size_t)(q->offset + q->len - p->offset), err);
-            if (st != EL_OK)
-                return st;
-        }
-        cursor_seek(c, s, p->offset);
-        el_decoder_input(c->dec, c->buf + (p->offset - c->win_start), p->len);
-        if (el_decoder_next(c->dec, &c->head) != EL_FRAME) {
-            reader_set_error(err, EL_ERR_IO, p->offset,
-                             "the file changed while it was read");
-            return EL_ERR_IO;
-        }
-        c->has_head = 1;
-        c->key = p->key;
-        return EL_OK;
+        if (c->k < (size_t)s->run_first + s->run_count)
+            return &ix->runs[c->k];
+        c->seg = s->next;
+        if (c->seg != SEG_NONE)
+            c->k = ix->segs[c->seg].run_first;
     }
+    return NULL;
+}
+
+/* Read from `at`, in run r of the cursor's segment, to the end of the run
+ * and over the following runs of the segment, as much as one buffer
+ * holds. */
+static el_status cursor_fill(source *src, const file_index *ix, cursor *c,
+                             const erun *r, uint64_t at, el_error *err)
+{
+    const seg *s = &ix->segs[c->seg];
+    size_t last = (size_t)s->run_first + s->run_count;
+    uint64_t end = r->offset + r->bytes;
+    if (end - at > READER_CHUNK) {
+        end = at + READER_CHUNK;
+    } else {
+        for (size_t k = c->k + 1; k < last; k++) {
+            uint64_t e = ix->runs[k].offset + ix->runs[k].bytes;
+            if (e - at > READER_CHUNK)
+                break;
+            end = e;
+        }
+    }
+    return cursor_read(src, c, at, (size_t)(end - at), err);
+}
+
+/* The frame of the event at c->at in run r: the index pass framed it and
+ * checked its payload, so it needs no decoder, only the framing rules
+ * (decoder.c). EL_ERR_IO if the bytes are no longer that event. */
+static el_status cursor_frame(source *src, const reader_ctx *rc,
+                              const file_index *ix, cursor *c, const erun *r,
+                              el_error *err)
+{
+    uint64_t at = c->at, end = r->offset + r->bytes;
+    uint64_t need = end - at < 12 ? end - at : 12;
+    if (at < c->win_start || at + need > c->win_end) {
+        el_status st = cursor_fill(src, ix, c, r, at, err);
+        if (st != EL_OK)
+            return st;
+    }
+    const uint8_t *b = c->buf + (at - c->win_start);
+    uint16_t size;
+    if (need < 10 || typetab_lookup_inline(rc->types, bytes_get_u16(b), &size))
+        goto changed;
+    uint32_t head = size == EL_SIZE_VARIABLE ? 12 : 10;
+    if (need < head)
+        goto changed;
+    uint32_t plen = size == EL_SIZE_VARIABLE ? bytes_get_u16(b + 10) : size;
+    if (head + plen > end - at)
+        goto changed;
+    if (at + head + plen > c->win_end) { /* the event goes on past buf */
+        el_status st = cursor_fill(src, ix, c, r, at, err);
+        if (st != EL_OK)
+            return st;
+        b = c->buf;
+    }
+    el_event *ev = &c->head;
+    ev->type = bytes_get_u16(b);
+    ev->ts = bytes_get_u64(b + 2);
+    ev->offset = at;
+    ev->payload = b + head;
+    ev->payload_len = plen;
+    ev->decoded_len = 0;
+    ev->known = 0;
+    ev->cap = ix->segs[c->seg].in_block ? ix->segs[c->seg].cap : EL_CAP_NONE;
+    c->at = at + head + plen;
+    return EL_OK;
+changed:
+    reader_set_error(err, EL_ERR_IO, at, "the file changed while it was read");
+    return EL_ERR_IO;
+}
+
+/* Sparse: the next event of the cursor's runs. */
+static el_status cursor_next_sparse(source *src, const reader_ctx *rc,
+                                    const file_index *ix, cursor *c,
+                                    el_error *err)
+{
+    const erun *r;
+    while ((r = cursor_run(ix, c)) != NULL) {
+        if (c->at == 0) { /* a new run */
+            c->at = r->offset;
+            if (r->key_before > c->key)
+                c->key = r->key_before;
+        }
+        if (c->at < r->offset + r->bytes)
+            break;
+        c->k++;
+        c->at = 0;
+    }
+    if (!r)
+        return EL_OK;
+    el_status st = cursor_frame(src, rc, ix, c, r, err);
+    if (st != EL_OK)
+        return st;
+    c->has_head = 1;
+    if (c->head.ts > c->key)
+        c->key = c->head.ts;
     return EL_OK;
 }
 
@@ -386,7 +534,7 @@ static el_status cursor_next(source *src, reader_ctx *rc, const file_index *ix,
 {
     c->has_head = 0;
     if (!ix->dense)
-        return cursor_next_sparse(src, ix, c, err);
+        return cursor_next_sparse(src, rc, ix, c, err);
     el_status st = cursor_next_dense(src, rc, ix, c, err);
     if (c->has_head && c->head.ts > c->key)
         c->key = c->head.ts;
@@ -435,15 +583,17 @@ static el_status file_merge_pass(source *src, reader_ctx *rc,
         cursor *c = &cur[k++];
         c->cap = s->cap;
         c->seg = i;
-        c->k = s->pos_first;
+        c->k = s->run_first;
         c->seg_pos = s->start;
-        c->dec = el_decoder_new(rc->types);
         c->buf = malloc(READER_CHUNK);
-        if (!c->dec || !c->buf) {
+        if (ix->dense) /* cursors read whole segments */
+            c->dec = el_decoder_new(rc->types);
+        if (!c->buf || (ix->dense && !c->dec)) {
             ret = EL_ERR_NOMEM;
             goto out;
         }
-        el_decoder_seek(c->dec, s->start);
+        if (c->dec)
+            el_decoder_seek(c->dec, s->start);
     }
     for (unsigned i = 0; i < ncur && ret == EL_OK; i++)
         ret = cursor_next(src, rc, ix, &cur[i], err);
@@ -480,9 +630,9 @@ int reader_run_file(source *src, const el_reader_opts *opts, reader_ctx *rc,
     memset(&ix, 0, sizeof(ix));
     size_t budget =
         opts->index_budget ? opts->index_budget : INDEX_DEFAULT_BUDGET;
-    ix.pos_max = budget / sizeof(epos);
-    if (ix.pos_max < 1)
-        ix.pos_max = 1;
+    ix.runs_max = budget / sizeof(erun);
+    if (ix.runs_max < 1)
+        ix.runs_max = 1;
     el_decoder *dec = el_decoder_new(NULL);
     if (!dec)
         return EL_ERR_NOMEM;
@@ -535,7 +685,7 @@ int reader_run_file(source *src, const el_reader_opts *opts, reader_ctx *rc,
 out:
     free(own_counts);
     free(ix.segs);
-    free(ix.pos);
+    free(ix.runs);
     /* The sink saw rc->types: the decoder that owns them goes last. */
     el_decoder_free(dec);
     rc->types = NULL;

@@ -108,7 +108,7 @@ el_status el_stream_feed(el_stream *s, const uint8_t *buf, size_t len)
             return stream_fail(s, st);
         }
         /* Note [Payload errors in stream order] (pipeline.c) */
-        if (reader_wants(&s->rc, &ev) && el_event_decode(&ev, &s->err) != EL_OK)
+        if (reader_check(&s->rc, &ev, &s->err) != EL_OK)
             return stream_fail(s, EL_ERR_FORMAT);
         if (s->merge) {
             el_status ms = el_merge_push(s->merge, &ev);
