@@ -275,23 +275,45 @@ static const uint32_t *out_of(const dbg_graph *g, size_t v, uint32_t *deg)
     return g->succ + g->off[v];
 }
 
-int dbg_graph_dominators(dbg_graph *g)
+/* The computation's arrays (Note [Dominators]), in dfs numbers 1..nn;
+ * each step frees what no later one needs. */
+typedef struct dom_work {
+    uint32_t nn;       /* nodes numbered: every closure and the root */
+    uint32_t *dfn;     /* by node: its number, 0 if not reached */
+    uint32_t *vertex;  /* by number: the node */
+    uint32_t *dparent; /* by number: the number of its DFS parent */
+    uint32_t *poff;    /* predecessors of x: pred[poff[x] .. poff[x + 1]) */
+    uint32_t *pred;
+    uint32_t *idom; /* by number */
+} dom_work;
+
+static void dom_work_free(dom_work *w)
 {
-    size_t n = g->n, nv = n + 1; /* node n: the virtual root */
-    uint32_t root = (uint32_t)n;
-    /* dfs numbers 1..nv; 0: not reached */
-    uint32_t *dfn = calloc(nv, sizeof(*dfn));
-    uint32_t *vertex = malloc((nv + 1) * sizeof(*vertex));
-    uint32_t *dparent = malloc((nv + 1) * sizeof(*dparent));
+    free(w->dfn);
+    free(w->vertex);
+    free(w->dparent);
+    free(w->poff);
+    free(w->pred);
+    free(w->idom);
+    memset(w, 0, sizeof(*w));
+}
+
+/* 1. A depth-first numbering from the virtual root (node n), over the
+ * pointers, iteratively. 0, or -1 when out of memory. */
+static int dom_number(const dbg_graph *g, dom_work *w)
+{
+    size_t nv = g->n + 1;
+    uint32_t root = (uint32_t)g->n;
+    uint32_t *dfn = w->dfn = calloc(nv, sizeof(*dfn));
+    uint32_t *vertex = w->vertex = malloc((nv + 1) * sizeof(*vertex));
+    uint32_t *dparent = w->dparent = malloc((nv + 1) * sizeof(*dparent));
     uint32_t *cursor = malloc(nv * sizeof(*cursor)); /* DFS stack: nodes */
     uint32_t *pos = malloc(nv * sizeof(*pos));       /* and next pointer */
-    uint32_t *poff = NULL, *pred = NULL;
-    lt t = {0};
-    uint32_t *idom = NULL, *bucket = NULL;
-    int r = -1;
-    if (!dfn || !vertex || !dparent || !cursor || !pos)
-        goto oom;
-    /* 1. depth-first numbering */
+    if (!dfn || !vertex || !dparent || !cursor || !pos) {
+        free(cursor);
+        free(pos);
+        return -1;
+    }
     uint32_t k = 0;
     size_t sp = 0;
     dfn[root] = ++k;
@@ -306,23 +328,30 @@ int dbg_graph_dominators(dbg_graph *g)
             sp--;
             continue;
         }
-        uint32_t w = out[pos[sp - 1]++];
-        if (dfn[w])
+        uint32_t u = out[pos[sp - 1]++];
+        if (dfn[u])
             continue;
-        dfn[w] = ++k;
-        vertex[k] = w;
+        dfn[u] = ++k;
+        vertex[k] = u;
         dparent[k] = dfn[v];
-        cursor[sp] = w;
+        cursor[sp] = u;
         pos[sp++] = 0;
     }
     free(cursor);
     free(pos);
-    cursor = pos = NULL;
-    uint32_t nn = k; /* numbered: every closure (all were reached) */
-    /* 2. predecessors, by dfs number */
-    poff = calloc((size_t)nn + 2, sizeof(*poff));
+    w->nn = k; /* every closure: all were reached */
+    return 0;
+}
+
+/* 2. The predecessors of every node, by dfs number; then the pointers and
+ * the numbering by node are freed. 0, or -1 when out of memory. */
+static int dom_preds(dbg_graph *g, dom_work *w)
+{
+    size_t nv = g->n + 1, nn = w->nn;
+    const uint32_t *dfn = w->dfn;
+    uint32_t *poff = w->poff = calloc(nn + 2, sizeof(*poff));
     if (!poff)
-        goto oom;
+        return -1;
     for (size_t v = 0; v < nv; v++) {
         uint32_t deg;
         const uint32_t *out = out_of(g, v, &deg);
@@ -332,15 +361,16 @@ int dbg_graph_dominators(dbg_graph *g)
             if (dfn[out[e]])
                 poff[dfn[out[e]] + 1]++;
     }
-    for (size_t i = 1; i <= (size_t)nn + 1; i++)
+    for (size_t i = 1; i <= nn + 1; i++)
         poff[i] += poff[i - 1];
-    pred = malloc((poff[nn + 1] ? poff[nn + 1] : 1) * sizeof(*pred));
-    uint32_t *fill = malloc(((size_t)nn + 2) * sizeof(*fill));
+    uint32_t *pred = w->pred =
+        malloc((poff[nn + 1] ? poff[nn + 1] : 1) * sizeof(*pred));
+    uint32_t *fill = malloc((nn + 2) * sizeof(*fill));
     if (!pred || !fill) {
         free(fill);
-        goto oom;
+        return -1;
     }
-    memcpy(fill, poff, ((size_t)nn + 2) * sizeof(*fill));
+    memcpy(fill, poff, (nn + 2) * sizeof(*fill));
     for (size_t v = 0; v < nv; v++) {
         uint32_t deg;
         const uint32_t *out = out_of(g, v, &deg);
@@ -351,94 +381,118 @@ int dbg_graph_dominators(dbg_graph *g)
                 pred[fill[dfn[out[e]]]++] = dfn[v];
     }
     free(fill);
-    free(dfn);
-    dfn = NULL;
+    free(w->dfn);
+    w->dfn = NULL;
     free(g->succ);
     g->succ = NULL;
     free(g->off);
     g->off = NULL;
-    /* 3. semidominators and immediate dominators, in dfs numbers */
-    size_t na = (size_t)nn + 1;
-    t.ancestor = calloc(na, sizeof(uint32_t));
-    t.label = malloc(na * sizeof(uint32_t));
-    t.semi = malloc(na * sizeof(uint32_t));
-    t.cap = 4096;
-    t.stack = malloc(t.cap * sizeof(uint32_t));
-    idom = calloc(na, sizeof(uint32_t));
-    bucket = calloc(na, sizeof(uint32_t));
-    if (!t.ancestor || !t.label || !t.semi || !t.stack || !idom || !bucket)
-        goto oom;
+    return 0;
+}
+
+/* 3a. Semidominators in decreasing number, the forest linked as it goes
+ * and evaluated with path compression (t); a vertex's immediate
+ * dominator is set as it leaves its bucket, or left for 3b. */
+static void dom_semidominators(dom_work *w, lt *t, uint32_t *bucket)
+{
+    const uint32_t *poff = w->poff, *pred = w->pred, *dparent = w->dparent;
+    uint32_t *idom = w->idom, nn = w->nn;
     for (uint32_t v = 1; v <= nn; v++) {
-        t.label[v] = v;
-        t.semi[v] = v;
+        t->label[v] = v;
+        t->semi[v] = v;
     }
-    for (uint32_t w = nn; w >= 2; w--) {
-        for (uint32_t e = poff[w]; e < poff[w + 1]; e++) {
-            uint32_t u = lt_eval(&t, pred[e]);
-            if (t.semi[u] < t.semi[w])
-                t.semi[w] = t.semi[u];
+    for (uint32_t v = nn; v >= 2; v--) {
+        for (uint32_t e = poff[v]; e < poff[v + 1]; e++) {
+            uint32_t u = lt_eval(t, pred[e]);
+            if (t->semi[u] < t->semi[v])
+                t->semi[v] = t->semi[u];
         }
         /* a bucket is a list linked through idom[]: a vertex's idom is
          * not set before it leaves its bucket */
-        uint32_t s = t.semi[w], p = dparent[w];
-        idom[w] = bucket[s];
-        bucket[s] = w;
-        t.ancestor[w] = p; /* LINK */
-        for (uint32_t v = bucket[p], next; v; v = next) {
-            next = idom[v];
-            uint32_t u = lt_eval(&t, v);
-            idom[v] = t.semi[u] < t.semi[v] ? u : p;
+        uint32_t s = t->semi[v], p = dparent[v];
+        idom[v] = bucket[s];
+        bucket[s] = v;
+        t->ancestor[v] = p; /* LINK */
+        for (uint32_t x = bucket[p], next; x; x = next) {
+            next = idom[x];
+            uint32_t u = lt_eval(t, x);
+            idom[x] = t->semi[u] < t->semi[x] ? u : p;
         }
         bucket[p] = 0;
     }
-    if (t.nomem)
-        goto oom;
-    for (uint32_t w = 2; w <= nn; w++)
-        if (idom[w] != t.semi[w])
-            idom[w] = idom[idom[w]];
-    free(pred);
-    pred = NULL;
-    free(poff);
-    poff = NULL;
+}
+
+/* 3. The immediate dominators, in dfs numbers: 3a, then (3b) those 3a
+ * left unresolved, in increasing number. Frees the predecessors. 0, or -1
+ * when out of memory. */
+static int dom_idoms(dom_work *w)
+{
+    uint32_t nn = w->nn;
+    size_t na = (size_t)nn + 1;
+    lt t = {.cap = 4096};
+    t.ancestor = calloc(na, sizeof(uint32_t));
+    t.label = malloc(na * sizeof(uint32_t));
+    t.semi = malloc(na * sizeof(uint32_t));
+    t.stack = malloc(t.cap * sizeof(uint32_t));
+    uint32_t *idom = w->idom = calloc(na, sizeof(uint32_t));
+    uint32_t *bucket = calloc(na, sizeof(uint32_t));
+    int bad =
+        !t.ancestor || !t.label || !t.semi || !t.stack || !idom || !bucket;
+    if (!bad) {
+        dom_semidominators(w, &t, bucket);
+        bad = t.nomem;
+    }
+    if (!bad) /* 3b */
+        for (uint32_t v = 2; v <= nn; v++)
+            if (idom[v] != t.semi[v])
+                idom[v] = idom[idom[v]];
+    free(w->pred);
+    free(w->poff);
+    w->pred = w->poff = NULL;
     free(t.ancestor);
     free(t.label);
     free(t.semi);
     free(t.stack);
-    memset(&t, 0, sizeof(t));
     free(bucket);
-    bucket = NULL;
-    /* 4. retained sizes; back to closure ids */
+    return bad ? -1 : 0;
+}
+
+/* 4. Retained sizes, each closure's added to its immediate dominator's in
+ * decreasing number, and the dominators back in closure ids. 0, or -1
+ * when out of memory. */
+static int dom_retained(dbg_graph *g, const dom_work *w)
+{
+    size_t nv = g->n + 1;
+    const uint32_t *vertex = w->vertex, *idom = w->idom;
     g->retained = calloc(nv, sizeof(*g->retained));
     g->idom = malloc(nv * sizeof(*g->idom));
     if (!g->retained || !g->idom)
-        goto oom;
+        return -1;
     for (size_t v = 0; v < nv; v++)
         g->idom[v] = DBG_GRAPH_NONE;
-    for (uint32_t w = nn; w >= 2; w--) {
-        uint32_t v = vertex[w], d = vertex[idom[w]];
+    for (uint32_t x = w->nn; x >= 2; x--) {
+        uint32_t v = vertex[x], d = vertex[idom[x]];
         g->retained[v] += g->size[v];
         g->retained[d] += g->retained[v];
         g->idom[v] = d;
     }
-    r = 0;
-    goto done;
-oom:
-    snprintf(g->err, sizeof(g->err), "out of memory");
-done:
-    free(dfn);
-    free(vertex);
-    free(dparent);
-    free(cursor);
-    free(pos);
-    free(poff);
-    free(pred);
-    free(t.ancestor);
-    free(t.label);
-    free(t.semi);
-    free(t.stack);
-    free(idom);
-    free(bucket);
-    return r;
+    return 0;
+}
+
+/* Note [Dominators]: the four steps. */
+int dbg_graph_dominators(dbg_graph *g)
+{
+    dom_work w = {0};
+    if (g->n >= DBG_GRAPH_NONE) { /* ids and the root: 32 bits */
+        snprintf(g->err, sizeof(g->err), "more than 4 billion closures");
+        return -1;
+    }
+    int bad = dom_number(g, &w) != 0 || dom_preds(g, &w) != 0 ||
+              dom_idoms(&w) != 0 || dom_retained(g, &w) != 0;
+    if (bad)
+        snprintf(g->err, sizeof(g->err), "out of memory");
+    dom_work_free(&w);
+    return bad ? -1 : 0;
 }
 
 void dbg_graph_free(dbg_graph *g)
