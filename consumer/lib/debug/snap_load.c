@@ -330,111 +330,128 @@ static sect *find_sect(sect *v, int n, uint32_t id)
     return NULL;
 }
 
-int dbg_snap_load_mem(dbg_snap *s, const unsigned char *p, size_t len,
-                      uint64_t max_raw)
+/* A section whose records do not parse. Returns -1. */
+static int sect_malformed(dbg_snap *s, const sect *x)
 {
-    sect sects[MAX_SECTIONS];
-    int nsect = 0, r = -1;
-    dbg_snap_init(s);
-    if (load_header(s, p, len, sects, &nsect) != 0)
-        return -1;
+    snap_err(s,
+             "offset %" PRIu64 ": section %s: malformed records (corrupt "
+             "snapshot)",
+             x->off, sect_name(x->id));
+    return -1;
+}
+
+/* A reader of a loaded section's bytes. */
+static rd sect_reader(const sect *x)
+{
+    return (rd){x->data, (size_t)x->raw, 0, 0};
+}
+
+/* The sections by id (NULL: not in the file), each id once; every
+ * section the loader needs must be there. 0, or -1 with s->err set. */
+static int sections_by_id(dbg_snap *s, sect *sects, int nsect, sect **by_id)
+{
     static const uint32_t need[] = {SECT_ROOTS,         SECT_INFOS,
                                     SECT_CLOSURE_INDEX, SECT_CLOSURE_DATA,
                                     SECT_STACK_BITMAPS, SECT_FUN_BITMAPS};
+    by_id[0] = NULL;
+    for (uint32_t id = 1; id <= SECT_LAST; id++)
+        by_id[id] = find_sect(sects, nsect, id);
     for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
-        if (!find_sect(sects, nsect, need[i])) {
+        if (!by_id[need[i]]) {
             snap_err(s, "offset %d: no %s section (corrupt snapshot)", HDR_SIZE,
                      sect_name(need[i]));
             return -1;
         }
-    uint64_t budget = max_raw ? max_raw : UINT64_MAX;
-    for (int i = 0; i < nsect; i++)
-        if (sects[i].id >= 1 && sects[i].id <= SECT_LAST &&
-            load_section(s, p, &sects[i], &budget) != 0)
-            goto done;
-    const char *what = NULL;
-    sect *x = find_sect(sects, nsect, SECT_ROOTS);
-    if (x->raw % WORD) {
-        what = "ROOTS";
-        goto bad;
-    }
+    return 0;
+}
+
+/* ROOTS: one word a root. */
+static int load_roots(dbg_snap *s, const sect *x)
+{
+    if (x->raw % WORD)
+        return sect_malformed(s, x);
     s->nroots = (size_t)x->raw / WORD;
     s->roots = malloc((s->nroots ? s->nroots : 1) * sizeof(*s->roots));
-    if (!s->roots)
-        goto oom;
+    if (!s->roots) {
+        snap_err(s, "out of memory");
+        return -1;
+    }
     for (size_t i = 0; i < s->nroots; i++)
         s->roots[i] = dbg_rdptr(x->data + WORD * i);
-    x = find_sect(sects, nsect, SECT_INFOS);
-    rd rr = {x->data, (size_t)x->raw, 0, 0};
-    if (parse_infos(s, &rr) != 0) {
-        what = "INFOS";
-        goto bad;
+    return 0;
+}
+
+/* BLOCKS: 14 bytes a block group (flags, start, size). */
+static int load_blocks(dbg_snap *s, const sect *x)
+{
+    if (x->raw % 14)
+        return sect_malformed(s, x);
+    s->nblocks = (size_t)x->raw / 14;
+    s->blocks = malloc((s->nblocks ? s->nblocks : 1) * sizeof(*s->blocks));
+    if (!s->blocks) {
+        snap_err(s, "out of memory");
+        return -1;
     }
-    x = find_sect(sects, nsect, SECT_CLOSURE_INDEX);
-    rr = (rd){x->data, (size_t)x->raw, 0, 0};
-    sect *data = find_sect(sects, nsect, SECT_CLOSURE_DATA);
-    if (parse_closures(s, &rr, data) != 0) {
-        what = "CLOSURE_INDEX";
-        goto bad;
+    for (size_t i = 0; i < s->nblocks; i++) {
+        const unsigned char *e = x->data + 14 * i;
+        s->blocks[i].flags = (uint16_t)le_get(e, 2);
+        s->blocks[i].start = dbg_rdptr(e + 2);
+        s->blocks[i].size = (uint32_t)le_get(e + 10, 4);
     }
-    data->data = NULL; /* now owned by s->mem */
-    x = find_sect(sects, nsect, SECT_STACK_BITMAPS);
-    rr = (rd){x->data, (size_t)x->raw, 0, 0};
-    if (parse_bitmaps(s, &rr, &s->stack, &s->nstack, &s->capstack) != 0) {
-        what = "STACK_BITMAPS";
-        goto bad;
-    }
-    x = find_sect(sects, nsect, SECT_FUN_BITMAPS);
-    rr = (rd){x->data, (size_t)x->raw, 0, 0};
-    if (parse_bitmaps(s, &rr, &s->fun, &s->nfun, &s->capfun) != 0) {
-        what = "FUN_BITMAPS";
-        goto bad;
-    }
-    x = find_sect(sects, nsect, SECT_PTR_MAPS);
-    if (x) {
-        rr = (rd){x->data, (size_t)x->raw, 0, 0};
-        if (parse_bitmaps(s, &rr, &s->maps, &s->nmaps, &s->capmaps) != 0) {
-            what = "PTR_MAPS";
-            goto bad;
-        }
-    }
-    x = find_sect(sects, nsect, SECT_BLOCKS);
-    if (x) {
-        if (x->raw % 14) {
-            what = "BLOCKS";
-            goto bad;
-        }
-        s->nblocks = (size_t)x->raw / 14;
-        s->blocks = malloc((s->nblocks ? s->nblocks : 1) * sizeof(*s->blocks));
-        if (!s->blocks)
-            goto oom;
-        for (size_t i = 0; i < s->nblocks; i++) {
-            const unsigned char *e = x->data + 14 * i;
-            s->blocks[i].flags = (uint16_t)le_get(e, 2);
-            s->blocks[i].start = dbg_rdptr(e + 2);
-            s->blocks[i].size = (uint32_t)le_get(e + 10, 4);
-        }
-        s->have_blocks = 1;
-    }
-    r = 0;
-    goto done;
-bad:
-    x = find_sect(sects, nsect,
-                  strcmp(what, "ROOTS") == 0           ? SECT_ROOTS
-                  : strcmp(what, "INFOS") == 0         ? SECT_INFOS
-                  : strcmp(what, "CLOSURE_INDEX") == 0 ? SECT_CLOSURE_INDEX
-                  : strcmp(what, "STACK_BITMAPS") == 0 ? SECT_STACK_BITMAPS
-                  : strcmp(what, "FUN_BITMAPS") == 0   ? SECT_FUN_BITMAPS
-                  : strcmp(what, "PTR_MAPS") == 0      ? SECT_PTR_MAPS
-                                                       : SECT_BLOCKS);
-    snap_err(s,
-             "offset %" PRIu64 ": section %s: malformed records (corrupt "
-             "snapshot)",
-             x ? x->off : 0, what);
-    goto done;
-oom:
-    snap_err(s, "out of memory");
-done:
+    s->have_blocks = 1;
+    return 0;
+}
+
+/* Bitmaps (STACK_BITMAPS, FUN_BITMAPS, PTR_MAPS) into v. */
+static int load_bitmaps(dbg_snap *s, const sect *x, dbg_snap_bm **v, size_t *n,
+                        size_t *cap)
+{
+    rd r = sect_reader(x);
+    return parse_bitmaps(s, &r, v, n, cap) != 0 ? sect_malformed(s, x) : 0;
+}
+
+/* The records of the loaded sections (by_id: the sections by id, those
+ * the loader needs there), into s: 0, or -1 with s->err set. */
+static int load_records(dbg_snap *s, sect *const *by_id)
+{
+    if (load_roots(s, by_id[SECT_ROOTS]) != 0)
+        return -1;
+    const sect *x = by_id[SECT_INFOS];
+    rd r = sect_reader(x);
+    if (parse_infos(s, &r) != 0)
+        return sect_malformed(s, x);
+    x = by_id[SECT_CLOSURE_INDEX];
+    r = sect_reader(x);
+    if (parse_closures(s, &r, by_id[SECT_CLOSURE_DATA]) != 0)
+        return sect_malformed(s, x);
+    by_id[SECT_CLOSURE_DATA]->data = NULL; /* now owned by s->mem */
+    if (load_bitmaps(s, by_id[SECT_STACK_BITMAPS], &s->stack, &s->nstack,
+                     &s->capstack) != 0 ||
+        load_bitmaps(s, by_id[SECT_FUN_BITMAPS], &s->fun, &s->nfun,
+                     &s->capfun) != 0)
+        return -1;
+    x = by_id[SECT_PTR_MAPS];
+    if (x && load_bitmaps(s, x, &s->maps, &s->nmaps, &s->capmaps) != 0)
+        return -1;
+    x = by_id[SECT_BLOCKS];
+    return x ? load_blocks(s, x) : 0;
+}
+
+int dbg_snap_load_mem(dbg_snap *s, const unsigned char *p, size_t len,
+                      uint64_t max_raw)
+{
+    sect sects[MAX_SECTIONS], *by_id[SECT_LAST + 1];
+    int nsect = 0, r = 0;
+    dbg_snap_init(s);
+    if (load_header(s, p, len, sects, &nsect) != 0 ||
+        sections_by_id(s, sects, nsect, by_id) != 0)
+        return -1;
+    uint64_t budget = max_raw ? max_raw : UINT64_MAX;
+    for (int i = 0; i < nsect && !r; i++)
+        if (sects[i].id >= 1 && sects[i].id <= SECT_LAST)
+            r = load_section(s, p, &sects[i], &budget);
+    if (!r)
+        r = load_records(s, by_id);
     for (int i = 0; i < nsect; i++)
         free(sects[i].data);
     if (r != 0) {
