@@ -270,55 +270,99 @@ static el_status decoder_step_header(el_decoder *dec)
     }
 }
 
+/* The fast path of decoder_next_event: a whole event in the input, inside
+ * the current block (or outside any), of a declared type that is not a
+ * block marker. Returns 1 with *ev filled and the event consumed, 0 when
+ * the general path must take it. */
+static int decoder_next_fast(el_decoder *dec, el_event *ev)
+{
+    size_t avail = dec->in_len - dec->in_pos;
+    if (dec->pend_len != 0 || avail < 12)
+        return 0;
+    const uint8_t *p = dec->in + dec->in_pos;
+    uint16_t type = bytes_get_u16(p);
+    uint16_t size;
+    if (type == DATA_END || type == EL_BLOCK_MARKER ||
+        typetab_lookup_inline(dec->tab, type, &size) != 0)
+        return 0;
+    size_t head = size == EL_SIZE_VARIABLE ? 12 : 10;
+    uint32_t plen = size == EL_SIZE_VARIABLE ? bytes_get_u16(p + 10) : size;
+    size_t total = head + plen;
+    if (avail < total ||
+        (dec->in_block && dec->offset + total > dec->block_end))
+        return 0;
+    ev->type = type;
+    ev->ts = bytes_get_u64(p + 2);
+    ev->offset = dec->offset;
+    ev->payload = p + head;
+    ev->payload_len = plen;
+    ev->decoded_len = 0;
+    ev->known = 0;
+    ev->cap = dec->in_block ? dec->block_cap : EL_CAP_NONE;
+    dec->in_pos += total;
+    dec->offset += total;
+    return 1;
+}
+
+/* The end-of-data marker at dec->offset. */
+static el_status decoder_data_end(el_decoder *dec)
+{
+    /* The RTS writes the end marker after its last block, never in one:
+     * 0xffff inside a closed block is corrupt data. */
+    if (dec->in_block && dec->block_end != UINT64_MAX &&
+        dec->offset < dec->block_end)
+        return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
+                            "corrupt data: end-of-data marker inside "
+                            "the block that ends at offset %llu",
+                            (unsigned long long)dec->block_end);
+    decoder_consume(dec, 2);
+    dec->state = ST_DONE;
+    return EL_END;
+}
+
+/* The block marker framed in ev (`total` bytes at dec->offset): check it,
+ * enter its block, and give ev its fields. */
+static el_status decoder_enter_block(el_decoder *dec, el_event *ev,
+                                     size_t total)
+{
+    if (ev->payload_len < BLOCK_MARKER_PAYLOAD)
+        return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
+                            "corrupt data: block marker of %u bytes",
+                            ev->payload_len);
+    uint32_t bsize = bytes_get_u32(ev->payload);
+    if (dec->in_block && dec->block_end != UINT64_MAX)
+        return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
+                            "corrupt data: block marker inside the "
+                            "block that ends at offset %llu",
+                            (unsigned long long)dec->block_end);
+    if (bsize != 0 && bsize < total)
+        return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
+                            "corrupt data: block of %u bytes is "
+                            "smaller than its marker",
+                            bsize);
+    dec->in_block = 1;
+    dec->block_cap = bytes_get_u16(ev->payload + 12);
+    /* Block markers come with their fields: the merge and the file reader
+     * need them before el_event_decode() runs. */
+    ev->u.block.size = bsize;
+    ev->u.block.end_ts = bytes_get_u64(ev->payload + 4);
+    ev->u.block.cap = dec->block_cap;
+    /* Size 0: a block that was never closed; it lasts until the next
+     * marker. */
+    dec->block_end = bsize ? dec->offset + bsize : UINT64_MAX;
+    return EL_OK;
+}
+
 static el_status decoder_next_event(el_decoder *dec, el_event *ev)
 {
-    const uint8_t *p;
-    size_t avail = dec->in_len - dec->in_pos;
-    /* Fast path: a whole event in the input, inside the current block (or
-     * outside any), of a declared type that is not a block marker. */
-    if (dec->pend_len == 0 && avail >= 12) {
-        p = dec->in + dec->in_pos;
-        uint16_t type = bytes_get_u16(p);
-        uint16_t size;
-        if (type != DATA_END && type != EL_BLOCK_MARKER &&
-            typetab_lookup_inline(dec->tab, type, &size) == 0) {
-            size_t head = size == EL_SIZE_VARIABLE ? 12 : 10;
-            uint32_t plen =
-                size == EL_SIZE_VARIABLE ? bytes_get_u16(p + 10) : size;
-            size_t total = head + plen;
-            if (avail >= total &&
-                (!dec->in_block || dec->offset + total <= dec->block_end)) {
-                ev->type = type;
-                ev->ts = bytes_get_u64(p + 2);
-                ev->offset = dec->offset;
-                ev->payload = p + head;
-                ev->payload_len = plen;
-                ev->decoded_len = 0;
-                ev->known = 0;
-                ev->cap = dec->in_block ? dec->block_cap : EL_CAP_NONE;
-                dec->in_pos += total;
-                dec->offset += total;
-                return EL_FRAME;
-            }
-        }
-    }
-    p = decoder_ensure(dec, 2);
+    if (decoder_next_fast(dec, ev))
+        return EL_FRAME;
+    const uint8_t *p = decoder_ensure(dec, 2);
     if (!p)
         return EL_NEED_MORE;
     uint16_t type = bytes_get_u16(p);
-    if (type == DATA_END) {
-        /* The RTS writes the end marker after its last block, never in
-         * one: 0xffff inside a closed block is corrupt data. */
-        if (dec->in_block && dec->block_end != UINT64_MAX &&
-            dec->offset < dec->block_end)
-            return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
-                                "corrupt data: end-of-data marker inside "
-                                "the block that ends at offset %llu",
-                                (unsigned long long)dec->block_end);
-        decoder_consume(dec, 2);
-        dec->state = ST_DONE;
-        return EL_END;
-    }
+    if (type == DATA_END)
+        return decoder_data_end(dec);
     uint16_t size;
     if (el_typetab_lookup(dec->tab, type, &size) != 0)
         return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
@@ -349,30 +393,9 @@ static el_status decoder_next_event(el_decoder *dec, el_event *ev)
                             "runs past the end of its block at offset %llu",
                             type, total, (unsigned long long)dec->block_end);
     if (type == EL_BLOCK_MARKER) {
-        if (plen < BLOCK_MARKER_PAYLOAD)
-            return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
-                                "corrupt data: block marker of %u bytes", plen);
-        uint32_t bsize = bytes_get_u32(ev->payload);
-        if (dec->in_block && dec->block_end != UINT64_MAX)
-            return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
-                                "corrupt data: block marker inside the "
-                                "block that ends at offset %llu",
-                                (unsigned long long)dec->block_end);
-        if (bsize != 0 && bsize < total)
-            return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
-                                "corrupt data: block of %u bytes is "
-                                "smaller than its marker",
-                                bsize);
-        dec->in_block = 1;
-        dec->block_cap = bytes_get_u16(ev->payload + 12);
-        /* Block markers come with their fields: the merge and the file
-         * reader need them before el_event_decode() runs. */
-        ev->u.block.size = bsize;
-        ev->u.block.end_ts = bytes_get_u64(ev->payload + 4);
-        ev->u.block.cap = dec->block_cap;
-        /* Size 0: a block that was never closed; it lasts until the next
-         * marker. */
-        dec->block_end = bsize ? dec->offset + bsize : UINT64_MAX;
+        el_status st = decoder_enter_block(dec, ev, total);
+        if (st != EL_OK)
+            return st;
     }
     ev->cap = dec->in_block ? dec->block_cap : EL_CAP_NONE;
     decoder_consume(dec, total);

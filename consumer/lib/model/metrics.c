@@ -323,37 +323,41 @@ static void metrics_gc_end(metrics *m, metrics_cap *c, uint64_t ts)
     m->gc_by_gen[g]++;
 }
 
-unsigned metrics_feed(metrics *m, const el_event *ev)
+/* GC_START, GC_STATS, GC_END: Note [Which events make the model] */
+static unsigned metrics_feed_gc(metrics *m, const el_event *ev)
 {
-    metrics_cap *c;
-    m->events++;
-    if (ev->ts > m->last_ts)
-        m->last_ts = ev->ts;
+    if (ev->type == EL_GC_STATS_GHC)
+        m->gc_copied += ev->u.gc_stats.copied;
+    metrics_cap *c = metrics_cap_of(m, ev->cap);
+    if (!c)
+        return 0;
     switch (ev->type) {
     case EL_GC_START:
-        if ((c = metrics_cap_of(m, ev->cap))) {
-            c->gc_start = ev->ts;
-            c->in_gc = 1;
-            c->gen = -1;
-        }
+        c->gc_start = ev->ts;
+        c->in_gc = 1;
+        c->gen = -1;
         return 0;
     case EL_GC_STATS_GHC:
-        m->gc_copied += ev->u.gc_stats.copied;
-        if ((c = metrics_cap_of(m, ev->cap)))
-            c->gen = ev->u.gc_stats.gen;
+        c->gen = ev->u.gc_stats.gen;
         return 0;
-    case EL_GC_END: {
+    default: { /* EL_GC_END */
         unsigned changed = 0;
-        if ((c = metrics_cap_of(m, ev->cap))) {
-            if (c->in_gc && c->gen >= 0) {
-                metrics_gc_end(m, c, ev->ts);
-                changed = METRICS_CHANGED_GC;
-            }
-            c->in_gc = 0;
-            c->gen = -1;
+        if (c->in_gc && c->gen >= 0) {
+            metrics_gc_end(m, c, ev->ts);
+            changed = METRICS_CHANGED_GC;
         }
+        c->in_gc = 0;
+        c->gen = -1;
         return changed;
     }
+    }
+}
+
+/* Allocation, heap size, live bytes, blocks, memory returned. */
+static unsigned metrics_feed_heap(metrics *m, const el_event *ev)
+{
+    metrics_cap *c;
+    switch (ev->type) {
     case EL_HEAP_ALLOCATED:
         if ((c = metrics_cap_of(m, ev->cap)) &&
             ev->u.heap.bytes >= c->allocated) {
@@ -383,31 +387,33 @@ unsigned metrics_feed(metrics *m, const el_event *ev)
         m->mem_returned_total += m->mem_returned;
         m->have_mem = 1;
         return METRICS_CHANGED_HEAP;
-    case EL_HEAP_INFO_GHC:
+    default: /* EL_HEAP_INFO_GHC */
         if (ev->u.heap_info.mblock_size)
             m->mblock_size = ev->u.heap_info.mblock_size;
         return 0;
-    case EL_PROGRAM_ARGS:
-        metrics_set_program(m, ev->u.capset_vec.vec);
-        return METRICS_CHANGED_IDENTITY;
-    case EL_OSPROCESS_PID:
-        m->pid = ev->u.pid.pid;
-        m->have_pid = 1;
-        return METRICS_CHANGED_IDENTITY;
-    case EL_WALL_CLOCK_TIME: {
-        /* A wall clock whose offset does not fit in 64 bits comes from a
-         * corrupt stream: ignore it rather than overflow. */
-        uint64_t wall_ns;
-        int64_t offset;
-        if (__builtin_mul_overflow(ev->u.wall_clock.sec, 1000000000ull,
-                                   &wall_ns) ||
-            __builtin_add_overflow(wall_ns, ev->u.wall_clock.nsec, &wall_ns) ||
-            __builtin_sub_overflow(wall_ns, ev->ts, &offset))
-            return 0;
-        m->wall_offset_ns = offset;
-        m->have_wall = 1;
-        return METRICS_CHANGED_IDENTITY;
     }
+}
+
+/* The wall clock's offset from the eventlog's clock. */
+static unsigned metrics_set_wall(metrics *m, const el_event *ev)
+{
+    /* A wall clock whose offset does not fit in 64 bits comes from a
+     * corrupt stream: ignore it rather than overflow. */
+    uint64_t wall_ns;
+    int64_t offset;
+    if (__builtin_mul_overflow(ev->u.wall_clock.sec, 1000000000ull, &wall_ns) ||
+        __builtin_add_overflow(wall_ns, ev->u.wall_clock.nsec, &wall_ns) ||
+        __builtin_sub_overflow(wall_ns, ev->ts, &offset))
+        return 0;
+    m->wall_offset_ns = offset;
+    m->have_wall = 1;
+    return METRICS_CHANGED_IDENTITY;
+}
+
+/* The heap profile: its start, cost centres and IPE names, censuses. */
+static unsigned metrics_feed_profile(metrics *m, const el_event *ev)
+{
+    switch (ev->type) {
     case EL_HEAP_PROF_BEGIN:
         if (bands_take(m->names, ev) != 0)
             m->nomem = 1;
@@ -447,34 +453,82 @@ unsigned metrics_feed(metrics *m, const el_event *ev)
             return 0;
         metrics_end_sample(m);
         return METRICS_CHANGED_SAMPLE;
-    case EL_IPE:
+    default: /* EL_IPE */
         metrics_set_ipe(m, ev);
         return 0;
-    case EL_USER_MARKER: {
-        metrics_marker *mk = &m->markers[m->nmarkers % METRICS_MARKERS];
-        el_str t = ev->u.msg.text;
-        size_t n = t.len < sizeof(mk->text) - 1 ? t.len : sizeof(mk->text) - 1;
-        mk->ts = ev->ts;
-        for (size_t i = 0; i < n; i++) {
-            unsigned char ch = (unsigned char)t.ptr[i];
-            mk->text[i] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
-        }
-        mk->text[n] = 0;
-        m->nmarkers++;
-        return METRICS_CHANGED_MARKER;
     }
-    case EL_USER_MSG: {
-        uint64_t b, e, k;
-        if (ev->u.msg.text.len < sizeof(METRICS_LOSS_PREFIX) - 1 ||
-            !metrics_parse_loss(ev->u.msg.text.ptr, ev->u.msg.text.len, &b, &e,
-                                &k))
-            return 0;
-        m->dropped_bytes += b;
-        m->dropped_events += e;
-        m->dropped_blocks += k;
-        m->loss_reports++;
-        return METRICS_CHANGED_LOSS;
+}
+
+/* A user marker into the ring of the latest ones, made printable. */
+static unsigned metrics_add_marker(metrics *m, const el_event *ev)
+{
+    metrics_marker *mk = &m->markers[m->nmarkers % METRICS_MARKERS];
+    el_str t = ev->u.msg.text;
+    size_t n = t.len < sizeof(mk->text) - 1 ? t.len : sizeof(mk->text) - 1;
+    mk->ts = ev->ts;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)t.ptr[i];
+        mk->text[i] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
     }
+    mk->text[n] = 0;
+    m->nmarkers++;
+    return METRICS_CHANGED_MARKER;
+}
+
+/* A user message: the eventlog socket's report of what it dropped, if it
+ * is one. */
+static unsigned metrics_note_loss(metrics *m, el_str text)
+{
+    uint64_t b, e, k;
+    if (text.len < sizeof(METRICS_LOSS_PREFIX) - 1 ||
+        !metrics_parse_loss(text.ptr, text.len, &b, &e, &k))
+        return 0;
+    m->dropped_bytes += b;
+    m->dropped_events += e;
+    m->dropped_blocks += k;
+    m->loss_reports++;
+    return METRICS_CHANGED_LOSS;
+}
+
+unsigned metrics_feed(metrics *m, const el_event *ev)
+{
+    m->events++;
+    if (ev->ts > m->last_ts)
+        m->last_ts = ev->ts;
+    switch (ev->type) {
+    case EL_GC_START:
+    case EL_GC_STATS_GHC:
+    case EL_GC_END:
+        return metrics_feed_gc(m, ev);
+    case EL_HEAP_ALLOCATED:
+    case EL_HEAP_SIZE:
+    case EL_HEAP_LIVE:
+    case EL_BLOCKS_SIZE:
+    case EL_MEM_RETURN:
+    case EL_HEAP_INFO_GHC:
+        return metrics_feed_heap(m, ev);
+    case EL_PROGRAM_ARGS:
+        metrics_set_program(m, ev->u.capset_vec.vec);
+        return METRICS_CHANGED_IDENTITY;
+    case EL_OSPROCESS_PID:
+        m->pid = ev->u.pid.pid;
+        m->have_pid = 1;
+        return METRICS_CHANGED_IDENTITY;
+    case EL_WALL_CLOCK_TIME:
+        return metrics_set_wall(m, ev);
+    case EL_HEAP_PROF_BEGIN:
+    case EL_HEAP_PROF_SAMPLE_BEGIN:
+    case EL_HEAP_BIO_PROF_SAMPLE_BEGIN:
+    case EL_HEAP_PROF_SAMPLE_STRING:
+    case EL_HEAP_PROF_COST_CENTRE:
+    case EL_HEAP_PROF_SAMPLE_COST_CENTRE:
+    case EL_HEAP_PROF_SAMPLE_END:
+    case EL_IPE:
+        return metrics_feed_profile(m, ev);
+    case EL_USER_MARKER:
+        return metrics_add_marker(m, ev);
+    case EL_USER_MSG:
+        return metrics_note_loss(m, ev->u.msg.text);
     default:
         return 0;
     }

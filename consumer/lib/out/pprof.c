@@ -251,6 +251,122 @@ typedef struct pprof_meta {
     int64_t time_nanos, duration_nanos;
 } pprof_meta;
 
+/* The messages of one Profile and the arrays they point into (protobuf-c's
+ * messages do not own what they point to). */
+typedef struct pprof_msgs {
+    RtscopePprof__Sample *samples, **samplep;
+    size_t nsamples;
+    uint64_t *locids;
+    int64_t *values;
+    RtscopePprof__Function *fns, **fnp;
+    RtscopePprof__Location *locs, **locp;
+    RtscopePprof__Line *lines, **linep;
+} pprof_msgs;
+
+static void pprof_msgs_free(pprof_msgs *g)
+{
+    free(g->samples);
+    free(g->samplep);
+    free(g->locids);
+    free(g->values);
+    free(g->fns);
+    free(g->fnp);
+    free(g->locs);
+    free(g->locp);
+    free(g->lines);
+    free(g->linep);
+}
+
+/* The samples that count (a difference leaves out the unchanged ones),
+ * each with its locations and nv values. -1: no memory. */
+static int pprof_encode_samples(pprof_build *b, const pprof_meta *m, size_t nv,
+                                pprof_msgs *g)
+{
+    size_t maxdepth = 3;
+    for (size_t i = 0; i < b->nsamples; i++)
+        if (b->samples[i].band && b->samples[i].band->nccs > maxdepth)
+            maxdepth = b->samples[i].band->nccs;
+    g->samples = calloc(b->nsamples + 1, sizeof(*g->samples));
+    g->samplep = calloc(b->nsamples + 1, sizeof(RtscopePprof__Sample *));
+    g->locids = calloc((b->nsamples + 1) * maxdepth, sizeof(*g->locids));
+    g->values = calloc((b->nsamples + 1) * nv, sizeof(*g->values));
+    if (!g->samples || !g->samplep || !g->locids || !g->values)
+        return -1;
+    size_t ns = 0;
+    for (size_t i = 0; i < b->nsamples; i++) {
+        const pprof_sample *x = &b->samples[i];
+        int64_t v = (int64_t)llround(x->bytes);
+        if ((!x->band && !x->row) || (v == 0 && m->diff))
+            continue; /* unchanged in a difference */
+        RtscopePprof__Sample init = RTSCOPE_PPROF__SAMPLE__INIT;
+        RtscopePprof__Sample *s = &g->samples[ns];
+        *s = init;
+        s->location_id = g->locids + i * maxdepth;
+        s->n_location_id = pprof_sample_locations(b, x, s->location_id);
+        s->value = &g->values[ns * nv];
+        if (m->with_objects)
+            s->value[0] = (int64_t)llround(x->objects);
+        s->value[nv - 1] = v;
+        s->n_value = nv;
+        g->samplep[ns] = s;
+        ns++;
+    }
+    g->nsamples = ns;
+    return b->nomem ? -1 : 0;
+}
+
+/* The functions, one location each, with the same id. -1: no memory. */
+static int pprof_encode_functions(const pprof_build *b, pprof_msgs *g)
+{
+    size_t nf = b->nfns;
+    g->fns = calloc(nf + 1, sizeof(*g->fns));
+    g->fnp = calloc(nf + 1, sizeof(RtscopePprof__Function *));
+    g->locs = calloc(nf + 1, sizeof(*g->locs));
+    g->locp = calloc(nf + 1, sizeof(RtscopePprof__Location *));
+    g->lines = calloc(nf + 1, sizeof(*g->lines));
+    g->linep = calloc(nf + 1, sizeof(RtscopePprof__Line *));
+    if (!g->fns || !g->fnp || !g->locs || !g->locp || !g->lines || !g->linep)
+        return -1;
+    for (size_t i = 0; i < nf; i++) {
+        RtscopePprof__Function fi = RTSCOPE_PPROF__FUNCTION__INIT;
+        RtscopePprof__Location li = RTSCOPE_PPROF__LOCATION__INIT;
+        RtscopePprof__Line ni = RTSCOPE_PPROF__LINE__INIT;
+        g->fns[i] = fi;
+        g->fns[i].id = i + 1;
+        g->fns[i].name = b->fns[i].name;
+        g->fns[i].system_name = b->fns[i].system_name;
+        g->fns[i].filename = b->fns[i].filename;
+        g->fns[i].start_line = b->fns[i].line;
+        g->fnp[i] = &g->fns[i];
+        g->lines[i] = ni;
+        g->lines[i].function_id = i + 1;
+        g->lines[i].line = b->fns[i].line;
+        g->linep[i] = &g->lines[i];
+        g->locs[i] = li;
+        g->locs[i].id = i + 1;
+        g->locs[i].mapping_id = 1;
+        g->locs[i].line = &g->linep[i];
+        g->locs[i].n_line = 1;
+        g->locp[i] = &g->locs[i];
+    }
+    return 0;
+}
+
+/* Pack prof and write it gzipped to f; *packed says whether it got as far
+ * as writing (a failure before is one of memory). */
+static int pprof_pack(FILE *f, const RtscopePprof__Profile *prof, int *packed)
+{
+    size_t len = rtscope_pprof__profile__get_packed_size(prof);
+    uint8_t *buf = malloc(len ? len : 1);
+    if (!buf)
+        return -1;
+    rtscope_pprof__profile__pack(prof, buf);
+    *packed = 1;
+    int rc = pprof_gzip(f, buf, len);
+    free(buf);
+    return rc;
+}
+
 /* Encode b's samples as a Profile and write it gzipped to f; frees b. */
 static int pprof_encode(FILE *f, pprof_build *bp, const pprof_meta *m)
 {
@@ -263,14 +379,9 @@ static int pprof_encode(FILE *f, pprof_build *bp, const pprof_meta *m)
     size_t nv = m->with_objects ? 2 : 1;
     RtscopePprof__Mapping map = RTSCOPE_PPROF__MAPPING__INIT;
     RtscopePprof__Mapping *mapp = &map;
-    RtscopePprof__Sample *samples = NULL, **samplep = NULL;
-    RtscopePprof__Location *locs = NULL, **locp = NULL;
-    RtscopePprof__Line *lines = NULL, **linep = NULL;
-    RtscopePprof__Function *fns = NULL, **fnp = NULL;
-    uint64_t *locids = NULL;
-    int64_t *values = NULL;
-    uint8_t *buf = NULL;
-    int rc = -1, wrote = 0;
+    pprof_msgs g;
+    int rc = -1, packed = 0;
+    memset(&g, 0, sizeof(g));
 
     st.type = pprof_str(&b, "inuse_space", 11);
     st.unit = pprof_str(&b, "bytes", 5);
@@ -282,74 +393,9 @@ static int pprof_encode(FILE *f, pprof_build *bp, const pprof_meta *m)
         stp[0] = &ot;
         stp[1] = &st;
     }
-    if (b.nomem)
+    if (b.nomem || pprof_encode_samples(&b, m, nv, &g) != 0 ||
+        pprof_encode_functions(&b, &g) != 0)
         goto out;
-
-    /* the samples and their locations */
-    size_t maxdepth = 3;
-    for (size_t i = 0; i < b.nsamples; i++)
-        if (b.samples[i].band && b.samples[i].band->nccs > maxdepth)
-            maxdepth = b.samples[i].band->nccs;
-    samples = calloc(b.nsamples + 1, sizeof(*samples));
-    samplep = calloc(b.nsamples + 1, sizeof(RtscopePprof__Sample *));
-    locids = calloc((b.nsamples + 1) * maxdepth, sizeof(*locids));
-    values = calloc((b.nsamples + 1) * nv, sizeof(*values));
-    if (!samples || !samplep || !locids || !values)
-        goto out;
-    size_t ns = 0;
-    for (size_t i = 0; i < b.nsamples; i++) {
-        const pprof_sample *x = &b.samples[i];
-        int64_t v = (int64_t)llround(x->bytes);
-        if ((!x->band && !x->row) || (v == 0 && m->diff))
-            continue; /* unchanged in a difference */
-        RtscopePprof__Sample init = RTSCOPE_PPROF__SAMPLE__INIT;
-        RtscopePprof__Sample *s = &samples[ns];
-        *s = init;
-        s->location_id = locids + i * maxdepth;
-        s->n_location_id = pprof_sample_locations(&b, x, s->location_id);
-        s->value = &values[ns * nv];
-        if (m->with_objects)
-            s->value[0] = (int64_t)llround(x->objects);
-        s->value[nv - 1] = v;
-        s->n_value = nv;
-        samplep[ns] = s;
-        ns++;
-    }
-    if (b.nomem)
-        goto out;
-
-    /* functions, one location each */
-    size_t nf = b.nfns;
-    fns = calloc(nf + 1, sizeof(*fns));
-    fnp = calloc(nf + 1, sizeof(RtscopePprof__Function *));
-    locs = calloc(nf + 1, sizeof(*locs));
-    locp = calloc(nf + 1, sizeof(RtscopePprof__Location *));
-    lines = calloc(nf + 1, sizeof(*lines));
-    linep = calloc(nf + 1, sizeof(RtscopePprof__Line *));
-    if (!fns || !fnp || !locs || !locp || !lines || !linep)
-        goto out;
-    for (size_t i = 0; i < nf; i++) {
-        RtscopePprof__Function fi = RTSCOPE_PPROF__FUNCTION__INIT;
-        RtscopePprof__Location li = RTSCOPE_PPROF__LOCATION__INIT;
-        RtscopePprof__Line ni = RTSCOPE_PPROF__LINE__INIT;
-        fns[i] = fi;
-        fns[i].id = i + 1;
-        fns[i].name = b.fns[i].name;
-        fns[i].system_name = b.fns[i].system_name;
-        fns[i].filename = b.fns[i].filename;
-        fns[i].start_line = b.fns[i].line;
-        fnp[i] = &fns[i];
-        lines[i] = ni;
-        lines[i].function_id = i + 1;
-        lines[i].line = b.fns[i].line;
-        linep[i] = &lines[i];
-        locs[i] = li;
-        locs[i].id = i + 1;
-        locs[i].mapping_id = 1;
-        locs[i].line = &linep[i];
-        locs[i].n_line = 1;
-        locp[i] = &locs[i];
-    }
 
     prof.time_nanos = m->time_nanos;
     prof.duration_nanos = m->duration_nanos;
@@ -369,36 +415,19 @@ static int pprof_encode(FILE *f, pprof_build *bp, const pprof_meta *m)
     prof.period_type = &pt;
     prof.period = 1;
     prof.default_sample_type = st.type;
-    prof.n_sample = ns;
-    prof.sample = samplep;
-    prof.n_location = nf;
-    prof.location = locp;
-    prof.n_function = nf;
-    prof.function = fnp;
+    prof.n_sample = g.nsamples;
+    prof.sample = g.samplep;
+    prof.n_location = b.nfns;
+    prof.location = g.locp;
+    prof.n_function = b.nfns;
+    prof.function = g.fnp;
     prof.n_string_table = b.strings.n;
     prof.string_table = b.strings.s;
-
-    size_t len = rtscope_pprof__profile__get_packed_size(&prof);
-    buf = malloc(len ? len : 1);
-    if (!buf)
-        goto out;
-    rtscope_pprof__profile__pack(&prof, buf);
-    wrote = 1;
-    rc = pprof_gzip(f, buf, len);
+    rc = pprof_pack(f, &prof, &packed);
 out:
-    if (rc != 0 && !wrote)
+    if (rc != 0 && !packed)
         errno = ENOMEM;
-    free(buf);
-    free(samples);
-    free(samplep);
-    free(locids);
-    free(values);
-    free(fns);
-    free(fnp);
-    free(locs);
-    free(locp);
-    free(lines);
-    free(linep);
+    pprof_msgs_free(&g);
     free(b.fns);
     free(b.samples);
     strtab_free(&b.strings);

@@ -225,8 +225,9 @@ static int prom_value(const metrics *m, enum prom_field f, double *v)
     return 0;
 }
 
-static void prom_write_programs(FILE *f, const metrics **ms, size_t k,
-                                const prom_source *sources, size_t n)
+/* ghc_up: whether each program's stream is still being received. */
+static void prom_write_up(FILE *f, const metrics **ms, size_t k,
+                          const prom_source *sources, size_t n)
 {
     prom_write_family(f, "ghc_up", "gauge",
                       "1 while rtscope receives the program's eventlog, 0 "
@@ -238,6 +239,11 @@ static void prom_write_programs(FILE *f, const metrics **ms, size_t k,
                 up = !sources[j].ended;
         prom_u64(f, "ghc_up", ms[i], (unsigned long long)up);
     }
+}
+
+/* Every family of prom_scalars[] that some program has a value for. */
+static void prom_write_scalars(FILE *f, const metrics **ms, size_t k)
+{
     for (size_t s = 0; s < sizeof(prom_scalars) / sizeof(prom_scalars[0]);
          s++) {
         const prom_scalar *ps = &prom_scalars[s];
@@ -255,7 +261,11 @@ static void prom_write_programs(FILE *f, const metrics **ms, size_t k,
                 prom_u64(f, ps->name, ms[i], (unsigned long long)v);
         }
     }
+}
 
+/* Collections by generation, the pause histogram and the longest pause. */
+static void prom_write_gc(FILE *f, const metrics **ms, size_t k)
+{
     prom_write_family(f, "ghc_gc_collections_total", "counter",
                       "Garbage collections by generation (gen=\"other\": "
                       "generation unknown or beyond 7).");
@@ -299,7 +309,12 @@ static void prom_write_programs(FILE *f, const metrics **ms, size_t k,
     for (size_t i = 0; i < k; i++)
         prom_dbl(f, "ghc_gc_pause_max_seconds", ms[i],
                  (double)ms[i]->pause_max_ns / 1e9);
+}
 
+/* The latest heap sample's top bands and "other" (Note [Series and
+ * cardinality]). */
+static void prom_write_bands(FILE *f, const metrics **ms, size_t k)
+{
     int header = 0;
     for (size_t i = 0; i < k; i++) {
         const metrics *m = ms[i];
@@ -324,8 +339,12 @@ static void prom_write_programs(FILE *f, const metrics **ms, size_t k,
         fprintf(f, ",band=\"other\"} %llu\n",
                 (unsigned long long)m->latest.other);
     }
+}
 
-    header = 0;
+/* The heap-profiling mode of each program that profiles. */
+static void prom_write_profile_info(FILE *f, const metrics **ms, size_t k)
+{
+    int header = 0;
     for (size_t i = 0; i < k; i++) {
         const metrics *m = ms[i];
         if (!m->profiling)
@@ -340,6 +359,16 @@ static void prom_write_programs(FILE *f, const metrics **ms, size_t k,
                 metrics_breakdown_flag(m->breakdown),
                 (double)m->interval_ns / 1e9);
     }
+}
+
+static void prom_write_programs(FILE *f, const metrics **ms, size_t k,
+                                const prom_source *sources, size_t n)
+{
+    prom_write_up(f, ms, k, sources, n);
+    prom_write_scalars(f, ms, k);
+    prom_write_gc(f, ms, k);
+    prom_write_bands(f, ms, k);
+    prom_write_profile_info(f, ms, k);
 }
 
 static void prom_target_family(FILE *f, const prom_source *sources, size_t n,
