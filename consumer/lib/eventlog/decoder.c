@@ -582,6 +582,9 @@ uint64_t decoder_scan(el_decoder *dec, const uint8_t *wanted, uint64_t *counts,
         if (!scan_wanted(dec, wanted, counts, max_ts, fn, ctx))
             return n;
         n++;
+        /* wanted events come in runs (the samples of a census) */
+        while (scan_wanted(dec, wanted, counts, max_ts, fn, ctx))
+            n++;
     }
 }
 
