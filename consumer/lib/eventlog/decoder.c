@@ -291,13 +291,7 @@ static int decoder_next_fast(el_decoder *dec, el_event *ev)
     if (avail < total ||
         (dec->in_block && dec->offset + total > dec->block_end))
         return 0;
-    ev->type = type;
-    ev->ts = bytes_get_u64(p + 2);
-    ev->offset = dec->offset;
-    ev->payload = p + head;
-    ev->payload_len = plen;
-    ev->decoded_len = 0;
-    ev->known = 0;
+    event_frame(ev, p, (uint32_t)head, plen, dec->offset);
     ev->cap = dec->in_block ? dec->block_cap : EL_CAP_NONE;
     dec->in_pos += total;
     dec->offset += total;
@@ -377,13 +371,7 @@ static el_status decoder_next_event(el_decoder *dec, el_event *ev)
     if (!(p = decoder_ensure(dec, total)))
         return EL_NEED_MORE;
 
-    ev->type = type;
-    ev->ts = bytes_get_u64(p + 2);
-    ev->offset = dec->offset;
-    ev->payload = p + head;
-    ev->payload_len = plen;
-    ev->decoded_len = 0;
-    ev->known = 0;
+    event_frame(ev, p, (uint32_t)head, plen, dec->offset);
 
     if (dec->in_block && dec->offset >= dec->block_end)
         dec->in_block = 0;

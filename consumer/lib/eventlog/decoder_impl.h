@@ -2,9 +2,27 @@
 #ifndef RTSCOPE_DECODER_IMPL_H
 #define RTSCOPE_DECODER_IMPL_H
 
+#include "bytes.h"
 #include "rtscope/eventlog.h"
 
 #include <stdint.h>
+
+/* *ev as the frame of the event whose header starts at p (type, time,
+ * then, for a variable-size type, its length: head bytes) with plen bytes
+ * of payload after it, at `offset` in its stream; not yet decoded. The
+ * capability is the caller's to set. Every place that frames an event
+ * (the decoder's two paths, the reader's merge) does it here. */
+static inline void event_frame(el_event *ev, const uint8_t *p, uint32_t head,
+                               uint32_t plen, uint64_t offset)
+{
+    ev->type = bytes_get_u16(p);
+    ev->ts = bytes_get_u64(p + 2);
+    ev->offset = offset;
+    ev->payload = p + head;
+    ev->payload_len = plen;
+    ev->decoded_len = 0;
+    ev->known = 0;
+}
 
 /* Consume, without returning them, the whole events at the front of the
  * decoder's input that the sink does not want (wanted[type] == 0); add 1

@@ -444,13 +444,7 @@ static el_status cursor_frame(source *src, const reader_ctx *rc,
         b = c->buf;
     }
     el_event *ev = &c->head;
-    ev->type = bytes_get_u16(b);
-    ev->ts = bytes_get_u64(b + 2);
-    ev->offset = at;
-    ev->payload = b + head;
-    ev->payload_len = plen;
-    ev->decoded_len = 0;
-    ev->known = 0;
+    event_frame(ev, b, head, plen, at);
     ev->cap = ix->segs[c->seg].in_block ? ix->segs[c->seg].cap : EL_CAP_NONE;
     c->at = at + head + plen;
     return EL_OK;
