@@ -233,35 +233,38 @@ static int kids_of(xt_tree *t, uint32_t i, kidvec *k)
 /* Make children from .. from + XT_PAGE of k under parent, chained after
  * node `after` (XT_NONE: as the first child); a "more" row if some are
  * left. The last node made, or XT_NONE (t->err) when out of memory. */
+/* Chain node c after prev (XT_NONE: as parent's first child). */
+static void chain(xt_tree *t, uint32_t parent, uint32_t prev, uint32_t c)
+{
+    if (prev == XT_NONE)
+        t->v[parent].first = c;
+    else
+        t->v[prev].next = c;
+}
+
 static uint32_t make_page(xt_tree *t, uint32_t parent, uint32_t after,
                           const kidvec *k, size_t from)
 {
     uint32_t prev = after;
     size_t end = k->n - from > XT_PAGE ? from + XT_PAGE : k->n;
-    for (size_t j = from; j <= end && j < k->n + 1; j++) {
-        uint32_t c;
-        if (j == end && end < k->n) {
-            c = xt_node_new(t, XT_MORE, parent, 0,
-                            xt_strdup("%zu more", k->n - end));
-            if (c != XT_NONE)
-                t->v[c].from = (uint32_t)end;
-        } else if (j == end) {
-            break;
-        } else {
-            const xt_kid *d = &k->v[j];
-            c = xt_node_new(t, (enum xt_kind)d->kind, parent, d->addr,
-                            strdup(d->label));
-            if (c != XT_NONE) {
-                t->v[c].word = d->word;
-                t->v[c].frame_end = d->end;
-            }
-        }
+    for (size_t j = from; j < end; j++) {
+        const xt_kid *d = &k->v[j];
+        uint32_t c = xt_node_new(t, (enum xt_kind)d->kind, parent, d->addr,
+                                 strdup(d->label));
         if (c == XT_NONE)
             return XT_NONE;
-        if (prev == XT_NONE)
-            t->v[parent].first = c;
-        else
-            t->v[prev].next = c;
+        t->v[c].word = d->word;
+        t->v[c].frame_end = d->end;
+        chain(t, parent, prev, c);
+        prev = c;
+    }
+    if (end < k->n) {
+        uint32_t c = xt_node_new(t, XT_MORE, parent, 0,
+                                 xt_strdup("%zu more", k->n - end));
+        if (c == XT_NONE)
+            return XT_NONE;
+        t->v[c].from = (uint32_t)end;
+        chain(t, parent, prev, c);
         prev = c;
     }
     return prev;
