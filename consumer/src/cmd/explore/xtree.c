@@ -246,6 +246,8 @@ static uint32_t make_page(xt_tree *t, uint32_t parent, uint32_t after,
                           const kidvec *k, size_t from)
 {
     uint32_t prev = after;
+    if (!k->v || from >= k->n)
+        return prev; /* no children from there */
     size_t end = k->n - from > XT_PAGE ? from + XT_PAGE : k->n;
     for (size_t j = from; j < end; j++) {
         const xt_kid *d = &k->v[j];
