@@ -59,3 +59,19 @@ explore_kill9() { pkill -9 -f "rtscope explore $1\$"; }
 
 # src_line FILE TEXT: the number of the first line of testsuite/programs/FILE that has TEXT
 src_line() { grep -nF -m1 -- "$2" "$TESTSUITE/programs/$1" | cut -d: -f1; }
+
+# explore_search QUERY: type / QUERY Enter into the explorer (the prompt cleared first)
+explore_search() { tmux_keys / C-u; tmux_keys -l "$1"; tmux_keys Enter; }
+
+# explore_cmd TEXT: run the command whose name has TEXT from the command picker (Ctrl-P)
+explore_cmd() { tmux_keys C-p; tmux_keys -l "$1"; tmux_keys Enter; }
+
+# no_screen_row FILE ERE: no line of FILE (a captured screen) above its details pane matches ERE
+no_screen_row() {
+    local hit
+    hit=$(sed '/^-\{20,\}$/q' "$1" | grep -E -- "$2" || true)
+    [ -z "$hit" ] || { echo "$1: a line matches '$2': $hit"; return 1; }
+}
+
+# first_addr FILE ERE: the closure address (0x...) of the first line of FILE matching ERE
+first_addr() { grep -E -m1 -- "$2" "$1" | grep -Eo '0x[0-9a-f]+' | head -1; }

@@ -93,6 +93,7 @@ static int load_tree(explorer *e)
     e->have_tree = 1;
     e->v.tree = &e->tree;
     e->v.sel = e->v.scroll = 0;
+    e->tree.views[0].sel = e->tree.views[0].scroll = 0;
     snprintf(e->v.status, sizeof(e->v.status),
              "%zu roots, %zu saved objects.  Right: expand  Left: collapse  "
              "?: keys  q: quit",
@@ -171,28 +172,83 @@ static void ex_resume(xs_view *v)
     snprintf(v->status, sizeof(v->status), "resumed");
 }
 
+static xt_progress progress_of(xs_view *v, const char *what)
+{
+    return (xt_progress){.poll = xs_progress, .ui = v, .what = what};
+}
+
 static void ex_retain(xs_view *v)
 {
     explorer *e = v->ctx;
     xt_tree *t = &e->tree;
     uint32_t i = t->vis[v->sel];
-    if (t->v[i].kind != XT_CLOSURE) {
+    if (t->v[i].kind != XT_CLOSURE && t->v[i].kind != XT_DOM) {
         snprintf(v->status, sizeof(v->status),
                  "r: select a closure (not a heading or a frame)");
         return;
     }
     double t0 = debug_now_s();
     uint64_t target = t->v[i].addr;
-    int r = xt_retainers(t, e->s.roots, e->s.nroots, target);
+    xt_progress p = progress_of(v, "looking for a retainer path");
+    int r = xt_retainers(t, e->s.roots, e->s.nroots, target, &p);
     if (r != 0) {
         snprintf(v->status, sizeof(v->status), "%s", t->err);
         t->err[0] = '\0';
         return;
     }
-    v->sel = v->scroll = 0;
     snprintf(v->status, sizeof(v->status),
-             "retainers of 0x%" PRIx64 " (%.2f s): the path is at the top",
+             "retainers of 0x%" PRIx64 " (%.2f s), root last; [ goes back",
              target, debug_now_s() - t0);
+}
+
+static void ex_search(xs_view *v, const char *query)
+{
+    explorer *e = v->ctx;
+    xt_tree *t = &e->tree;
+    double t0 = debug_now_s();
+    xt_progress p = progress_of(v, "searching");
+    int r = xt_search(t, e->s.roots, e->s.nroots, query, &p);
+    if (r != 0) {
+        snprintf(v->status, sizeof(v->status), "%s", t->err);
+        t->err[0] = '\0';
+        return;
+    }
+    snprintf(v->status, sizeof(v->status),
+             "searched the heap in %.2f s; Right expands a closure, [ goes "
+             "back",
+             debug_now_s() - t0);
+}
+
+static void ex_command(xs_view *v, enum xs_cmd c, const char *arg)
+{
+    explorer *e = v->ctx;
+    if (c == XC_PAUSE || c == XC_FORK) {
+        ex_pause(v, c == XC_FORK);
+        return;
+    }
+    if (c == XC_RESUME) {
+        ex_resume(v);
+        return;
+    }
+    if (!e->have_tree) {
+        snprintf(v->status, sizeof(v->status),
+                 "the program runs: p pauses it, f explores a forked copy");
+        return;
+    }
+    switch (c) {
+    case XC_SEARCH:
+        ex_search(v, arg ? arg : "");
+        break;
+    case XC_RETAIN:
+        ex_retain(v);
+        break;
+    case XC_ROOTS:
+        xt_view_go(&e->tree, 0);
+        break;
+    default:
+        snprintf(v->status, sizeof(v->status), "not there yet");
+        break;
+    }
 }
 
 /* ---- the command -------------------------------------------------------- */
@@ -208,9 +264,7 @@ static int explore_target(const char *target)
         return r;
     }
     e->v.ctx = e;
-    e->v.pause = ex_pause;
-    e->v.resume = ex_resume;
-    e->v.retain = ex_retain;
+    e->v.command = ex_command;
     snprintf(e->v.what, sizeof(e->v.what), "%s", target);
     if (e->s.is_snapshot) {
         snprintf(e->v.state, sizeof(e->v.state), "snapshot");

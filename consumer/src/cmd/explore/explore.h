@@ -7,7 +7,9 @@
 #ifndef RTSCOPE_CMD_EXPLORE_H
 #define RTSCOPE_CMD_EXPLORE_H
 
+#include "rtscope/debug/debug_graph.h"
 #include "rtscope/debug/debug_heap.h"
+#include "rtscope/debug/dominance.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +23,9 @@ enum xt_kind {
     XT_FRAME,   /* a stack frame of its parent STACK */
     XT_MORE,    /* "N more": Enter shows the next page */
     XT_NOTE,    /* a line of text (nothing to expand) */
+    XT_ROW,     /* an analysis' row: expands to its sample closures */
+    XT_DOM,     /* a closure of the dominator tree: expands to what it
+                   dominates, largest first */
 };
 
 typedef struct xt_node {
@@ -32,6 +37,10 @@ typedef struct xt_node {
     uint32_t word;      /* frame: word index in its stack */
     uint32_t frame_end; /* frame: the word after it */
     uint32_t from;      /* XT_MORE: the index of the next child to show */
+    uint32_t soff;      /* XT_ROW: its samples, t->samp[soff .. + nsamp) */
+    uint32_t nsamp;
+    uint32_t id;       /* XT_DOM: the closure's number in t->g */
+    uint64_t retained; /* bytes it retains, 0 when not known */
     uint8_t kind;
     uint8_t open;   /* children shown */
     uint8_t loaded; /* children made */
@@ -45,14 +54,28 @@ typedef struct xt_node {
 
 #define XT_NONE UINT32_MAX
 
+/* A view: what the tree shows at its top (the roots, a search's results,
+ * an analysis), and where the user was in it. Back and forward move
+ * between views; a new view drops the ones ahead. */
+typedef struct xt_view {
+    char title[160];
+    uint32_t *top; /* the top-level nodes */
+    size_t ntop, topcap;
+    size_t sel, scroll;
+} xt_view;
+
 /* The tree over a heap (the program paused, or a snapshot). */
 typedef struct xt_tree {
     dbg_heap *h;
     xt_node *v;
     size_t n, cap;
-    uint32_t *top; /* the top-level nodes */
-    size_t ntop, topcap;
-    uint32_t *vis; /* the rows shown, in order */
+    xt_view *views;
+    size_t nviews, viewcap, cur;
+    uint64_t *samp; /* the analysis rows' sample closures */
+    size_t nsamp, sampcap;
+    dbg_graph *g;     /* the dominator tree, once made (XT_DOM nodes) */
+    dbg_domtree *dom; /* its children */
+    uint32_t *vis;    /* the rows shown, in order */
     size_t nvis, viscap;
     dbg_read rd;
     char err[512];
@@ -68,6 +91,18 @@ void xt_free(xt_tree *t);
 uint32_t xt_node_new(xt_tree *t, enum xt_kind kind, uint32_t parent,
                      uint64_t addr, char *label);
 
+/* A new view, current, after the current one (those ahead dropped).
+ * 0, or -1 (t->err). */
+int xt_view_push(xt_tree *t, const char *title);
+/* Make view k current (its nodes listed). */
+void xt_view_go(xt_tree *t, size_t k);
+/* Node i at the end of the current view's top. 0, or -1 (t->err). */
+int xt_top_add(xt_tree *t, uint32_t i);
+/* A row of an analysis at the current view's top (label: what it says,
+ * malloc'd, taken over) with its samples. The node, or XT_NONE (t->err). */
+uint32_t xt_row_add(xt_tree *t, uint32_t parent, char *label,
+                    const uint64_t *samples, size_t nsamples);
+
 /* Read node i's closure (once) and make its row text. 0, or -1 with
  * t->err set when the heap can no longer be read. */
 int xt_describe(xt_tree *t, uint32_t i);
@@ -78,11 +113,30 @@ void xt_close(xt_tree *t, uint32_t i);
 /* Rebuild t->vis from what is open. -1 when out of memory. */
 int xt_relist(xt_tree *t);
 
-/* Walk the heap from roots to the closure at target and put its path to
+/* A long walk's progress and its cancelling (Esc): poll is called after
+ * each batch of closures read; nonzero stops the walk. */
+typedef struct xt_progress {
+    int (*poll)(void *ui, const char *what, size_t visited, size_t queued);
+    void *ui;
+    const char *what; /* "searching", "census", ... */
+} xt_progress;
+
+/* dbg_heap_walk with progress: 0, 1 when cancelled, -1 (t->err). */
+int xt_walk(xt_tree *t, const uint64_t *roots, size_t nroots, dbg_visit_fn fn,
+            void *ctx, const xt_progress *p);
+
+/* Walk the heap from roots to the closure at target and show its path to
  * a root (the closures that first reach it, breadth first: a shortest
- * one) first in the tree. 0; 1 when it is not reachable, -1 (t->err). */
+ * one) as a new view. 0; 1 when it is not reachable or the walk was
+ * cancelled, -1 (t->err). */
 int xt_retainers(xt_tree *t, const uint64_t *roots, size_t nroots,
-                 uint64_t target);
+                 uint64_t target, const xt_progress *p);
+
+/* Search the heap (Note [Search queries] in xsearch.c) and show what
+ * matches as a new view. 0; 1 when cancelled, -1 with t->err set (a bad
+ * query says what is wrong). */
+int xt_search(xt_tree *t, const uint64_t *roots, size_t nroots,
+              const char *query, const xt_progress *p);
 
 /* Lines describing node i for the details pane, into lines[0..max):
  * how many. Each line at most len bytes. */

@@ -120,6 +120,15 @@ static void indirect_summary(xt_tree *t, uint64_t to, char *buf, size_t len)
     snprintf(buf, len, " -> 0x%" PRIx64 " %s", to, s);
 }
 
+/* "retains N B (P%)  " of the dominator tree's closures. */
+static void retained_text(const xt_tree *t, uint64_t bytes, char *buf,
+                          size_t len)
+{
+    double whole = t->g && t->g->bytes ? (double)t->g->bytes : 0;
+    snprintf(buf, len, "%10" PRIu64 " B %5.1f%%  ", bytes,
+             whole > 0 ? 100.0 * (double)bytes / whole : 0.0);
+}
+
 static int describe_closure(xt_tree *t, xt_node *x)
 {
     int r = dbg_heap_read(t->h, x->addr, &t->rd);
@@ -127,7 +136,9 @@ static int describe_closure(xt_tree *t, xt_node *x)
         snprintf(t->err, sizeof(t->err), "%s", t->h->err);
         return -1;
     }
-    char sum[600], ind[700] = "", buf[1400];
+    char sum[600], ind[700] = "", buf[1500], retains[64] = "";
+    if (x->retained)
+        retained_text(t, x->retained, retains, sizeof(retains));
     if (r > 0) {
         x->read = 2;
         snprintf(buf, sizeof(buf), "0x%" PRIx64 " unreadable: %s", x->addr,
@@ -141,8 +152,8 @@ static int describe_closure(xt_tree *t, xt_node *x)
         closure_summary(t, c, sum, sizeof(sum));
         if ((x->type == GHC_BLACKHOLE || x->type == GHC_IND) && c->nptrs)
             indirect_summary(t, c->ptrs[0], ind, sizeof(ind));
-        snprintf(buf, sizeof(buf), "0x%" PRIx64 " %s  %u B%s", x->addr, sum,
-                 x->size, ind);
+        snprintf(buf, sizeof(buf), "%s0x%" PRIx64 " %s  %u B%s", retains,
+                 x->addr, sum, x->size, ind);
     }
     free(x->text);
     x->text = strdup(buf);
@@ -174,8 +185,8 @@ static int describe_frame(xt_tree *t, xt_node *x)
 int xt_describe(xt_tree *t, uint32_t i)
 {
     xt_node *x = &t->v[i];
-    if (x->read || x->kind == XT_GROUP || x->kind == XT_MORE ||
-        x->kind == XT_NOTE)
+    if (x->read ||
+        (x->kind != XT_CLOSURE && x->kind != XT_FRAME && x->kind != XT_DOM))
         return 0;
     return x->kind == XT_FRAME ? describe_frame(t, x) : describe_closure(t, x);
 }
@@ -201,7 +212,8 @@ size_t xt_details(xt_tree *t, uint32_t i, char (*lines)[256], size_t max)
     if (max == 0)
         return 0;
     if (xt_describe(t, i) != 0 ||
-        (x->kind != XT_CLOSURE && x->kind != XT_FRAME) || x->read != 1) {
+        (x->kind != XT_CLOSURE && x->kind != XT_FRAME && x->kind != XT_DOM) ||
+        x->read != 1) {
         put_line(lines[n++], "%s%s%s", x->label ? x->label : "",
                  x->text ? ": " : "", x->text ? x->text : "");
         return n;
@@ -209,9 +221,15 @@ size_t xt_details(xt_tree *t, uint32_t i, char (*lines)[256], size_t max)
     dbg_info *in = x->info;
     char name[256];
     info_name(t->h, in, name, sizeof(name));
-    if (x->kind == XT_CLOSURE)
-        put_line(lines[n++], "closure 0x%" PRIx64 "  %s  %u bytes", x->addr,
-                 ghc_closure_type_name(x->type), x->size);
+    char ret[128] = "";
+    if (x->retained)
+        snprintf(ret, sizeof(ret),
+                 ", retains %" PRIu64 " (what the GC would "
+                 "free without it)",
+                 x->retained);
+    if (x->kind != XT_FRAME)
+        put_line(lines[n++], "closure 0x%" PRIx64 "  %s  %u bytes%s", x->addr,
+                 ghc_closure_type_name(x->type), x->size, ret);
     else
         put_line(lines[n++], "stack frame at word %u  %s  %u bytes", x->word,
                  ghc_closure_type_name(x->type), x->size);
@@ -231,7 +249,7 @@ size_t xt_details(xt_tree *t, uint32_t i, char (*lines)[256], size_t max)
         put_line(lines[n++], "no source information (%s)",
                  dbg_info_is_rts(t->h, in) ? "the RTS's own info table"
                                            : "no provenance recorded for it");
-    if (n < max && x->kind == XT_CLOSURE)
+    if (n < max && x->kind != XT_FRAME)
         put_line(lines[n++], "layout: %u pointers, %u non-pointers%s", in->ptrs,
                  in->nptrs, in->srt ? ", has an SRT" : "");
     return n;

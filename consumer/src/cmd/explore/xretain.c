@@ -1,11 +1,10 @@
 /* The explorer's retainer path (`r`): one walk from the roots, breadth
  * first, that notes the closure each closure was first reached from, up to
  * the selected one; its path to a root then goes into the tree as a group
- * of its own, each closure under the one it retains. A shortest path, as
- * `rtscope debug retainers` gives. */
+ * of its own (a new view), each closure under the one it retains. A shortest
+ * path, as `rtscope debug retainers` gives. */
 #include "explore.h"
 
-#include "rtscope/base/grow.h"
 #include "rtscope/base/hmap.h"
 
 #include <inttypes.h>
@@ -33,8 +32,8 @@ static int ret_visit(void *ctx, const dbg_closure *c, uint64_t parent)
     return 0;
 }
 
-/* The new group: "Retainers of ADDR", the path under it, innermost the
- * root. Its node, or XT_NONE (t->err). */
+/* The new view: "Retainers of ADDR", the path under it, innermost the
+ * root. Its heading, or XT_NONE (t->err). */
 static uint32_t add_path(xt_tree *t, const ret_walk *w)
 {
     char head[128];
@@ -45,14 +44,11 @@ static uint32_t add_path(xt_tree *t, const ret_walk *w)
         a = p;
     }
     snprintf(head, sizeof(head), "Retainers of 0x%" PRIx64, w->target);
-    uint32_t g = xt_node_new(t, XT_GROUP, XT_NONE, 0, strdup(head));
-    if (g == XT_NONE ||
-        rt_grow((void **)&t->top, &t->topcap, t->ntop, sizeof(*t->top), 8) != 0)
+    if (xt_view_push(t, head) != 0)
         return XT_NONE;
-    /* the newest group first */
-    memmove(t->top + 1, t->top, t->ntop * sizeof(*t->top));
-    t->top[0] = g;
-    t->ntop++;
+    uint32_t g = xt_node_new(t, XT_GROUP, XT_NONE, 0, strdup(head));
+    if (g == XT_NONE || xt_top_add(t, g) != 0)
+        return XT_NONE;
     char n[64];
     snprintf(n, sizeof(n), "a path of %zu closures to a root", len);
     t->v[g].text = strdup(n);
@@ -79,15 +75,17 @@ static uint32_t add_path(xt_tree *t, const ret_walk *w)
 }
 
 int xt_retainers(xt_tree *t, const uint64_t *roots, size_t nroots,
-                 uint64_t target)
+                 uint64_t target, const xt_progress *p)
 {
     ret_walk w = {.target = target};
-    int r = dbg_heap_walk(t->h, roots, nroots, ret_visit, &w);
+    int r = xt_walk(t, roots, nroots, ret_visit, &w, p);
     if (r != 0 || w.nomem) {
-        snprintf(t->err, sizeof(t->err), "%s",
-                 w.nomem ? "out of memory" : t->h->err);
+        if (w.nomem)
+            snprintf(t->err, sizeof(t->err), "out of memory");
+        else if (r > 0)
+            snprintf(t->err, sizeof(t->err), "cancelled");
         hmap_free(&w.parent);
-        return -1;
+        return r > 0 && !w.nomem ? 1 : -1;
     }
     if (!w.found) {
         snprintf(t->err, sizeof(t->err),

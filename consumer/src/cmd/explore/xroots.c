@@ -43,10 +43,8 @@ static int add_group(xt_tree *t, enum root_group g, const uint64_t *addrs,
                      size_t n)
 {
     uint32_t gi = xt_node_new(t, XT_GROUP, XT_NONE, 0, strdup(group_title[g]));
-    if (gi == XT_NONE ||
-        rt_grow((void **)&t->top, &t->topcap, t->ntop, sizeof(*t->top), 8) != 0)
+    if (gi == XT_NONE || xt_top_add(t, gi) != 0)
         return -1;
-    t->top[t->ntop++] = gi;
     char text[64];
     snprintf(text, sizeof(text), "%zu", n);
     t->v[gi].text = strdup(text);
@@ -82,6 +80,8 @@ int xt_build(xt_tree *t, dbg_heap *h, const uint64_t *roots, size_t nroots,
 {
     memset(t, 0, sizeof(*t));
     t->h = h;
+    if (xt_view_push(t, "Roots") != 0)
+        return -1;
     size_t ngc = nroots - nsaved;
     uint64_t *by = malloc((nroots ? nroots : 1) * sizeof(*by));
     uint8_t *grp = malloc(ngc ? ngc : 1);
@@ -106,8 +106,8 @@ int xt_build(xt_tree *t, dbg_heap *h, const uint64_t *roots, size_t nroots,
         if (n && add_group(t, (enum root_group)g, by, n) != 0)
             goto done;
     }
-    if (nsaved && t->ntop)
-        t->v[t->top[0]].open = 1; /* the saved objects first, open */
+    if (nsaved && t->views[0].ntop)
+        t->v[t->views[0].top[0]].open = 1; /* the saved objects first, open */
     r = xt_relist(t);
 done:
     if (r != 0 && !t->err[0])

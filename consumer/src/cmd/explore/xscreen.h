@@ -6,6 +6,33 @@
 
 #include <stddef.h>
 
+/* What the user can ask for: by a key, or from the command picker
+ * (Ctrl-P). The screen does the ones about itself (back, forward, keys,
+ * quit); explore.c the others. */
+enum xs_cmd {
+    XC_PAUSE,
+    XC_FORK,
+    XC_RESUME,
+    XC_SEARCH, /* arg: the query */
+    XC_RETAIN,
+    XC_CENSUS_INFO,
+    XC_CENSUS_CON,
+    XC_CENSUS_MODULE,
+    XC_CENSUS_TYPE,
+    XC_CENSUS_TWO,
+    XC_THUNKS,
+    XC_DUPS,
+    XC_ARR_WORDS,
+    XC_DOMINATORS,
+    XC_SUSPECTS,
+    XC_ROOTS,
+    XC_BACK,
+    XC_FORWARD,
+    XC_HELP,
+    XC_QUIT,
+    XC_N
+};
+
 typedef struct xs_view xs_view;
 struct xs_view {
     char what[512];     /* the title: program, pid, or snapshot file */
@@ -15,17 +42,22 @@ struct xs_view {
     xt_tree *tree;      /* NULL while the program runs */
     size_t sel, scroll;
     int help;
-    /* From explore.c: pause (fork: a forked copy), resume, and a call
-     * when no key came for a while (the program may have gone). */
-    void (*pause)(xs_view *v, int fork);
-    void (*resume)(xs_view *v);
+    char query[256]; /* the last search */
+    /* From explore.c: a command (arg: what the user typed for it, or
+     * NULL), and a call when no key came for a while (the program may
+     * have gone). */
+    void (*command)(xs_view *v, enum xs_cmd c, const char *arg);
     void (*tick)(xs_view *v);
-    /* the retainer path of the selected closure (r) */
-    void (*retain)(xs_view *v);
     void *ctx;
+    /* (the screen's own) */
+    double drawn_at;
 };
 
 extern const char xs_keys_help[];
+
+/* A long walk's progress on the status line, and Esc to cancel it (an
+ * xt_progress poll; ui is the xs_view). */
+int xs_progress(void *ui, const char *what, size_t visited, size_t queued);
 
 /* Run the screen until the user quits or a signal (INT, TERM, HUP) ends
  * it. 0, or -1 when the terminal cannot be used. */

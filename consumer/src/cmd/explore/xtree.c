@@ -58,10 +58,86 @@ void xt_free(xt_tree *t)
         free(t->v[i].text);
     }
     free(t->v);
-    free(t->top);
+    for (size_t k = 0; k < t->nviews; k++)
+        free(t->views[k].top);
+    free(t->views);
     free(t->vis);
+    free(t->samp);
+    if (t->g) {
+        dbg_graph_free(t->g);
+        free(t->g);
+    }
+    if (t->dom) {
+        dbg_domtree_free(t->dom);
+        free(t->dom);
+    }
     dbg_read_free(&t->rd);
     memset(t, 0, sizeof(*t));
+}
+
+/* ---- views -------------------------------------------------------------- */
+
+int xt_view_push(xt_tree *t, const char *title)
+{
+    size_t at = t->nviews ? t->cur + 1 : 0;
+    for (size_t k = at; k < t->nviews; k++) /* the views ahead: dropped */
+        free(t->views[k].top);
+    t->nviews = at;
+    if (rt_grow((void **)&t->views, &t->viewcap, t->nviews, sizeof(*t->views),
+                8) != 0) {
+        snprintf(t->err, sizeof(t->err), "out of memory");
+        return -1;
+    }
+    xt_view *w = &t->views[t->nviews++];
+    memset(w, 0, sizeof(*w));
+    snprintf(w->title, sizeof(w->title), "%s", title);
+    t->cur = at;
+    return xt_relist(t);
+}
+
+void xt_view_go(xt_tree *t, size_t k)
+{
+    if (k < t->nviews) {
+        t->cur = k;
+        xt_relist(t);
+    }
+}
+
+int xt_top_add(xt_tree *t, uint32_t i)
+{
+    xt_view *w = &t->views[t->cur];
+    if (rt_grow((void **)&w->top, &w->topcap, w->ntop, sizeof(*w->top), 16) !=
+        0) {
+        snprintf(t->err, sizeof(t->err), "out of memory");
+        return -1;
+    }
+    w->top[w->ntop++] = i;
+    return 0;
+}
+
+uint32_t xt_row_add(xt_tree *t, uint32_t parent, char *label,
+                    const uint64_t *samples, size_t nsamples)
+{
+    uint32_t i = xt_node_new(t, XT_ROW, parent, 0, label);
+    if (i == XT_NONE)
+        return XT_NONE;
+    int bad = nsamples > UINT32_MAX || t->nsamp + nsamples > UINT32_MAX;
+    while (!bad && t->nsamp + nsamples > t->sampcap)
+        bad = rt_grow((void **)&t->samp, &t->sampcap, t->sampcap,
+                      sizeof(*t->samp), 256) != 0;
+    if (bad) {
+        snprintf(t->err, sizeof(t->err), "out of memory");
+        return XT_NONE;
+    }
+    if (nsamples)
+        memcpy(t->samp + t->nsamp, samples, nsamples * sizeof(*samples));
+    t->v[i].soff = (uint32_t)t->nsamp;
+    t->v[i].nsamp = (uint32_t)nsamples;
+    t->v[i].loaded = nsamples == 0; /* nothing to expand */
+    t->nsamp += nsamples;
+    if (parent == XT_NONE && xt_top_add(t, i) != 0)
+        return XT_NONE;
+    return i;
 }
 
 /* ---- what a closure points to ------------------------------------------- */
@@ -71,6 +147,8 @@ typedef struct xt_kid {
     uint8_t kind;
     uint64_t addr;
     uint32_t word, end;
+    uint32_t id;       /* XT_DOM */
+    uint64_t retained; /* XT_DOM */
     char label[48];
 } xt_kid;
 
@@ -206,11 +284,54 @@ static int kids_of_frame(xt_tree *t, const xt_node *f, const dbg_read *r,
     return 0;
 }
 
+/* An analysis row's samples. */
+static int kids_of_row(const xt_tree *t, const xt_node *x, kidvec *k)
+{
+    for (uint32_t j = 0; j < x->nsamp; j++)
+        if (!kid_push(k, XT_CLOSURE, t->samp[x->soff + j]))
+            return -1;
+    return 0;
+}
+
+static int by_retained(const void *a, const void *b)
+{
+    const xt_kid *x = a, *y = b;
+    if (x->retained != y->retained)
+        return x->retained < y->retained ? 1 : -1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* What a closure of the dominator tree dominates, largest first (id
+ * t->g->n: the roots' virtual root). */
+static int kids_of_dom(const xt_tree *t, uint32_t id, kidvec *k)
+{
+    const dbg_domtree *d = t->dom;
+    for (uint32_t j = d->coff[id]; j < d->coff[id + 1]; j++) {
+        uint32_t c = d->child[j];
+        xt_kid *x = kid_push(k, XT_DOM, t->g->addr[c]);
+        if (!x)
+            return -1;
+        x->id = c;
+        x->retained = t->g->retained[c];
+    }
+    if (k->n > 1)
+        qsort(k->v, k->n, sizeof(*k->v), by_retained);
+    return 0;
+}
+
 /* The children of node i, from a fresh read of its closure (a frame's:
- * of its stack). 0, 1 when there are none to show, -1 (t->err). */
+ * of its stack), an analysis row's samples or the dominator tree. 0, 1
+ * when there are none to show, -1 (t->err). */
 static int kids_of(xt_tree *t, uint32_t i, kidvec *k)
 {
     xt_node *x = &t->v[i];
+    if (x->kind == XT_ROW || x->kind == XT_DOM) {
+        int r =
+            x->kind == XT_ROW ? kids_of_row(t, x, k) : kids_of_dom(t, x->id, k);
+        if (r != 0)
+            snprintf(t->err, sizeof(t->err), "out of memory");
+        return r;
+    }
     uint64_t addr = x->kind == XT_FRAME ? t->v[x->parent].addr : x->addr;
     int r = dbg_heap_read(t->h, addr, &t->rd);
     if (r < 0) {
@@ -252,11 +373,13 @@ static uint32_t make_page(xt_tree *t, uint32_t parent, uint32_t after,
     for (size_t j = from; j < end; j++) {
         const xt_kid *d = &k->v[j];
         uint32_t c = xt_node_new(t, (enum xt_kind)d->kind, parent, d->addr,
-                                 strdup(d->label));
+                                 d->label[0] ? strdup(d->label) : NULL);
         if (c == XT_NONE)
             return XT_NONE;
         t->v[c].word = d->word;
         t->v[c].frame_end = d->end;
+        t->v[c].id = d->id;
+        t->v[c].retained = d->retained;
         chain(t, parent, prev, c);
         prev = c;
     }
@@ -331,13 +454,16 @@ void xt_close(xt_tree *t, uint32_t i)
 int xt_relist(xt_tree *t)
 {
     t->nvis = 0;
+    if (!t->nviews)
+        return 0;
+    const xt_view *w = &t->views[t->cur];
     /* depth-first, iteratively: a stack of the nodes still to list */
     uint32_t *st = NULL;
     size_t n = 0, cap = 0;
-    for (size_t k = t->ntop; k-- > 0;) {
+    for (size_t k = w->ntop; k-- > 0;) {
         if (rt_grow((void **)&st, &cap, n, sizeof(*st), 64) != 0)
             goto nomem;
-        st[n++] = t->top[k];
+        st[n++] = w->top[k];
     }
     while (n > 0) {
         uint32_t i = st[--n];
