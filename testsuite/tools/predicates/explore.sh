@@ -75,3 +75,12 @@ no_screen_row() {
 
 # first_addr FILE ERE: the closure address (0x...) of the first line of FILE matching ERE
 first_addr() { grep -E -m1 -- "$2" "$1" | grep -Eo '0x[0-9a-f]+' | head -1; }
+
+# explore_select ERE: move the selection down (j) to the first row of the screen matching ERE
+explore_select() {
+    local at
+    at=$(tmux_screen | grep -En -m1 -- "$1" | cut -d: -f1)
+    [ -n "$at" ] || { echo "no row matches '$1'"; tmux_screen; return 1; }
+    tmux_keys g
+    for _ in $(seq $((at - 2))); do tmux_keys j; done
+}

@@ -197,6 +197,7 @@ TCase *walk_kinds_tcase(void);         /* test_walk_kinds.c */
 TCase *dominators_tcase(void);         /* test_dominators.c */
 TCase *dominance_tcase(void);          /* test_dominance.c */
 TCase *heap_diff_tcase(void);          /* test_heap_diff.c */
+TCase *census_tcase(void);             /* test_census.c */
 
 int main(void)
 {
@@ -215,6 +216,7 @@ int main(void)
     suite_add_tcase(s, dominators_tcase());
     suite_add_tcase(s, dominance_tcase());
     suite_add_tcase(s, heap_diff_tcase());
+    suite_add_tcase(s, census_tcase());
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -1,6 +1,7 @@
 /* rtscope debug census and thunks: closures and bytes per key (type,
  * constructor, info table, module, thunk source, or -hT band). */
 #define _GNU_SOURCE
+#include "census_table.h"
 #include "debug.h"
 #include "groups.h"
 
@@ -17,49 +18,13 @@
 
 /* ---- census ----------------------------------------------------------- */
 
-/* BY_THUNK_SOURCE is `rtscope debug thunks`: thunks only, by source.
- * BY_HEAP_BAND is --heap-census: the bands of a -hT census. */
-enum census_by {
-    BY_TYPE,
-    BY_CONSTRUCTOR,
-    BY_INFO,
-    BY_MODULE,
-    BY_THUNK_SOURCE,
-    BY_HEAP_BAND
-};
-
 /* --heap-census: per block group, whether a census skipped it (a
  * Capability's current pinned block) and whether it was counted. */
 #define CENSUS_GROUP_SEEN 1
 #define CENSUS_GROUP_UNCENSUSED 2
 
-typedef struct census_acc {
-    uint64_t info;
-    uint32_t owner; /* --by module: the holder's module id + 1, or 0 */
-    uint64_t count, bytes;
-} census_acc;
-
-/* Note [Census by module]
- * ~~~~~~~~~~~~~~~~~~~~~~~
- * The RTS's own closures (ARR_WORDS, arrays, generic thunks stg_ap_N_upd,
- * PAPs, MVars...) belong to no module, yet on a real heap they are a third
- * of the bytes: the arrays of every Text, ByteString, Vector and HashMap.
- * --by module counts such a closure under the module of the nearest
- * closure above it in the walk's tree that has one (the Text constructor
- * that holds the array, the Vector that holds the boxed array that holds
- * the elements), the owner passed down the walk (dbg_closure.down), and
- * says how many bytes it counted so. RTS closures with no such owner (the
- * threads, their stacks, what only a stack holds) are "(RTS) TYPE"; only a
- * table nothing at all is known about is "(unknown) TYPE". */
-#define CENSUS_MAX_MODULES ((1u << 16) - 1)
-#define CENSUS_OWNER_SHIFT 47
-
 typedef struct census_state {
-    hmap index; /* info ptr -> slot + 1 */
-    census_acc *acc;
-    size_t n, cap;
-    int nomem;
-    int thunks_only;
+    dbg_census c; /* the counts (lib/debug's census.h) */
     /* --heap-census: the heap's block groups, by address; what lies in
      * none of them is static; pinned groups count whole, once. */
     dbg_block *blocks;
@@ -68,34 +33,7 @@ typedef struct census_state {
     uint64_t static_count, static_bytes;
     uint64_t pinned_groups, pinned_bytes;
     uint64_t skipped_count, skipped_bytes;
-    /* --by module */
-    int by_module;
-    dbg_heap *h;
-    hmap modof;          /* info ptr -> module id + 1, or 0 if none */
-    strtab modules;      /* module id -> name */
-    uint64_t held_bytes; /* RTS closures counted under their holder */
 } census_state;
-
-/* The module id + 1 of the info table's module, 0 if it has none (or
- * past CENSUS_MAX_MODULES modules). */
-static uint32_t census_module_of(census_state *s, dbg_info *in)
-{
-    uint64_t v;
-    if (hmap_get(&s->modof, in->ptr, &v))
-        return (uint32_t)v;
-    char mod[1024];
-    uint32_t id = 0;
-    if (dbg_info_module(s->h, in, mod, sizeof(mod))) {
-        long k = strtab_id_str(&s->modules, mod);
-        if (k < 0)
-            return s->nomem = 1, 0;
-        if (k < CENSUS_MAX_MODULES)
-            id = (uint32_t)k + 1;
-    }
-    if (hmap_put(&s->modof, in->ptr, id) != 0)
-        s->nomem = 1;
-    return id;
-}
 
 /* The block groups of the paused heap (BLOCKS), sorted and checked. */
 static int census_load_blocks(dbg_heap *h, census_state *s)
@@ -112,11 +50,7 @@ static int census_load_blocks(dbg_heap *h, census_state *s)
 static int census_visit(void *ctx, const dbg_closure *c, uint64_t parent)
 {
     census_state *s = ctx;
-    uint64_t slot;
     (void)parent;
-    if (s->thunks_only &&
-        !(c->info->type >= GHC_THUNK && c->info->type <= GHC_THUNK_SELECTOR))
-        return 0;
     if (s->group) {
         long g = dbg_blocks_find(s->blocks, s->nblocks, c->addr);
         if (g < 0) { /* static: a heap census never counts it */
@@ -138,41 +72,8 @@ static int census_visit(void *ctx, const dbg_closure *c, uint64_t parent)
             return 0;
         }
     }
-    uint64_t key = c->info->ptr;
-    uint32_t owner = 0;
-    if (s->by_module) { /* Note [Census by module] */
-        uint32_t own = census_module_of(s, c->info);
-        if (own) {
-            *c->down = own;
-        } else if (c->tag) {
-            owner = c->tag;
-            key |= (uint64_t)owner << CENSUS_OWNER_SHIFT;
-            s->held_bytes += c->size;
-        }
-    }
-    if (!hmap_get(&s->index, key, &slot)) {
-        if (s->n == s->cap) {
-            size_t nc = s->cap ? s->cap * 2 : 256;
-            census_acc *na = realloc(s->acc, nc * sizeof(*na));
-            if (!na)
-                return s->nomem = 1;
-            s->acc = na;
-            s->cap = nc;
-        }
-        s->acc[s->n] = (census_acc){.info = c->info->ptr, .owner = owner};
-        slot = ++s->n;
-        if (hmap_put(&s->index, key, slot) != 0)
-            return s->nomem = 1;
-    }
-    s->acc[slot - 1].count++;
-    s->acc[slot - 1].bytes += c->size;
-    return 0;
+    return dbg_census_add(&s->c, c) != 0;
 }
-
-typedef struct census_row {
-    char *key;
-    uint64_t count, bytes;
-} census_row;
 
 static int row_by_key(const void *a, const void *b)
 {
@@ -189,12 +90,12 @@ static int row_by_size(const void *a, const void *b)
     return strcmp(x->key, y->key);
 }
 
-static char *census_key(dbg_heap *h, const census_state *s,
-                        const census_acc *acc, enum census_by by)
+char *debug_census_key(dbg_heap *h, const dbg_census *c,
+                       const dbg_census_entry *acc, enum census_by by)
 {
     uint64_t infoptr = acc->info;
     if (by == BY_MODULE && acc->owner)
-        return strdup(s->modules.s[acc->owner - 1]);
+        return strdup(c->modules.s[acc->owner - 1]);
     dbg_info *in = dbg_heap_info(h, infoptr);
     char buf[1200];
     const char *type = in ? ghc_closure_type_name(in->type) : "UNKNOWN";
@@ -230,12 +131,9 @@ static char *census_key(dbg_heap *h, const census_state *s,
 
 static void census_state_free(census_state *s)
 {
-    free(s->acc);
+    dbg_census_free(&s->c);
     free(s->blocks);
     free(s->group);
-    hmap_free(&s->index);
-    hmap_free(&s->modof);
-    strtab_free(&s->modules);
 }
 
 int debug_census_each_info(const char *target, int gc, debug_census_info_fn fn,
@@ -245,12 +143,13 @@ int debug_census_each_info(const char *target, int gc, debug_census_info_fn fn,
     int r = debug_session_open(&ss, target);
     if (r)
         return r;
-    census_state s = {.h = &ss.heap};
+    census_state s = {0};
+    dbg_census_init(&s.c, &ss.heap, 0);
     r = debug_session_walk(&ss, gc, census_visit, &s, 0);
-    if (r == 0 && s.nomem)
+    if (r == 0 && s.c.nomem)
         r = debug_fail("out of memory");
-    for (size_t i = 0; r == 0 && i < s.n; i++)
-        r = fn(ctx, &ss.heap, s.acc[i].info, s.acc[i].count, s.acc[i].bytes);
+    for (size_t i = 0; r == 0 && i < s.c.n; i++)
+        r = fn(ctx, &ss.heap, s.c.e[i].info, s.c.e[i].count, s.c.e[i].bytes);
     if (r == 0)
         debug_warn_unreadable(&ss.heap, "counts may be low");
     debug_session_close(&ss);
@@ -289,55 +188,66 @@ static int census_heap_pause(debug_session *ss, census_state *s,
     return r;
 }
 
-/* The census's rows, one a key. */
-typedef struct census_table {
-    census_row *rows;
-    size_t n;
-} census_table;
-
-static void census_table_free(census_table *t)
+void census_table_free(census_table *t)
 {
-    for (size_t i = 0; i < t->n; i++)
+    for (size_t i = 0; i < t->n; i++) {
         free(t->rows[i].key);
+        free(t->rows[i].samp);
+    }
     free(t->rows);
 }
 
-/* The counts of s under their keys (as `by` names them; -hT's pinned
- * groups as ARR_WORDS), one row a key, largest first. */
-static int census_table_make(census_table *t, dbg_heap *h,
-                             const census_state *s, enum census_by by)
+/* Row b into row a (same key): counts added, samples up to keep. */
+static void row_merge(census_row *a, census_row *b, size_t keep)
 {
-    t->rows = calloc(s->n + 1, sizeof(*t->rows));
+    a->count += b->count;
+    a->bytes += b->bytes;
+    while (b->nsamp && a->nsamp < keep && a->samp)
+        a->samp[a->nsamp++] = b->samp[--b->nsamp];
+    free(b->key);
+    free(b->samp);
+}
+
+/* Row i of the table from entry e, its samples copied. 0 or -1. */
+static int row_of(census_row *row, dbg_heap *h, const dbg_census *c,
+                  const dbg_census_entry *e, enum census_by by)
+{
+    row->key = debug_census_key(h, c, e, by);
+    row->count = e->count;
+    row->bytes = e->bytes;
+    if (c->keep && e->nsamp) {
+        row->samp = malloc(c->keep * sizeof(*row->samp));
+        if (!row->samp)
+            return -1;
+        memcpy(row->samp, e->samp, e->nsamp * sizeof(*row->samp));
+        row->nsamp = e->nsamp;
+    }
+    return row->key ? 0 : -1;
+}
+
+int census_table_make(census_table *t, dbg_heap *h, const dbg_census *c,
+                      enum census_by by, uint64_t pinned_groups,
+                      uint64_t pinned_bytes)
+{
+    t->rows = calloc(c->n + 1, sizeof(*t->rows));
     if (!t->rows)
         return debug_fail("out of memory");
-    for (size_t i = 0; i < s->n; i++) {
-        census_row *row = &t->rows[t->n];
-        row->key = census_key(h, s, &s->acc[i], by);
-        if (!row->key)
+    for (size_t i = 0; i < c->n; i++)
+        if (row_of(&t->rows[t->n++], h, c, &c->e[i], by) != 0)
             return debug_fail("out of memory");
-        row->count = s->acc[i].count;
-        row->bytes = s->acc[i].bytes;
-        t->n++;
-    }
-    if (s->pinned_groups) { /* -hT's pinned blocks: ARR_WORDS, see above */
-        census_row *nr = realloc(t->rows, (t->n + 1) * sizeof(*nr));
-        if (nr)
-            t->rows = nr;
-        char *k = nr ? strdup("ARR_WORDS") : NULL;
+    if (pinned_groups) { /* -hT's pinned blocks: ARR_WORDS, see above */
+        char *k = strdup("ARR_WORDS");
         if (!k)
             return debug_fail("out of memory");
-        t->rows[t->n++] = (census_row){k, s->pinned_groups, s->pinned_bytes};
+        t->rows[t->n++] = (census_row){k, pinned_groups, pinned_bytes, 0, 0};
     }
     qsort(t->rows, t->n, sizeof(*t->rows), row_by_key);
     size_t m = 0;
     for (size_t i = 0; i < t->n; i++) {
-        if (m > 0 && strcmp(t->rows[m - 1].key, t->rows[i].key) == 0) {
-            t->rows[m - 1].count += t->rows[i].count;
-            t->rows[m - 1].bytes += t->rows[i].bytes;
-            free(t->rows[i].key);
-        } else {
+        if (m > 0 && strcmp(t->rows[m - 1].key, t->rows[i].key) == 0)
+            row_merge(&t->rows[m - 1], &t->rows[i], c->keep);
+        else
             t->rows[m++] = t->rows[i];
-        }
     }
     t->n = m;
     qsort(t->rows, t->n, sizeof(*t->rows), row_by_size);
@@ -377,11 +287,11 @@ static void census_print(const census_table *t, const census_state *s,
                "counts)\n",
                s->static_count, s->static_bytes, s->pinned_groups,
                s->pinned_bytes, s->skipped_count, s->skipped_bytes);
-    if (by == BY_MODULE && s->held_bytes)
+    if (by == BY_MODULE && s->c.held_bytes)
         printf("RTS closures (arrays, generic thunks, applications...) held "
                "by a module's closures are counted under that module: "
                "%" PRIu64 " bytes\n",
-               s->held_bytes);
+               s->c.held_bytes);
 }
 
 static int debug_census(const char *target, enum census_by by, int gc)
@@ -391,9 +301,10 @@ static int debug_census(const char *target, enum census_by by, int gc)
     if (r)
         return r;
     dbg_heap *h = &ss.heap;
-    census_state s = {.thunks_only = by == BY_THUNK_SOURCE,
-                      .by_module = by == BY_MODULE,
-                      .h = h};
+    census_state s = {0};
+    dbg_census_init(&s.c, h, 0);
+    s.c.thunks_only = by == BY_THUNK_SOURCE;
+    s.c.by_module = by == BY_MODULE;
     census_table t = {NULL, 0};
     uint64_t census_ns = 0;
     if (by == BY_HEAP_BAND) {
@@ -402,10 +313,10 @@ static int debug_census(const char *target, enum census_by by, int gc)
     }
     if (r == 0)
         r = debug_session_walk(&ss, gc, census_visit, &s, 0);
-    if (r == 0 && s.nomem)
+    if (r == 0 && s.c.nomem)
         r = debug_fail("out of memory");
     if (r == 0)
-        r = census_table_make(&t, h, &s, by);
+        r = census_table_make(&t, h, &s.c, by, s.pinned_groups, s.pinned_bytes);
     if (r == 0) {
         census_print(&t, &s, by, census_ns, ss.nroots);
         debug_warn_unreadable(h, "counts may be low");

@@ -5,6 +5,7 @@
  * xpick.c's. */
 #define _GNU_SOURCE
 #include "explore.h"
+#include "census_table.h"
 #include "cli.h"
 #include "session.h"
 #include "xpick.h"
@@ -219,6 +220,35 @@ static void ex_search(xs_view *v, const char *query)
              debug_now_s() - t0);
 }
 
+/* An analysis as a new view. */
+static void ex_analyse(xs_view *v, enum xs_cmd c)
+{
+    explorer *e = v->ctx;
+    xt_tree *t = &e->tree;
+    double t0 = debug_now_s();
+    int r;
+    if (c == XC_DOMINATORS || c == XC_SUSPECTS) {
+        xt_progress p = progress_of(v, "reading the heap's graph");
+        r = xt_dominators(t, e->s.roots, e->s.nroots, c == XC_SUSPECTS, &p);
+    } else {
+        int by = c == XC_CENSUS_INFO     ? BY_INFO
+                 : c == XC_CENSUS_CON    ? BY_CONSTRUCTOR
+                 : c == XC_CENSUS_MODULE ? BY_MODULE
+                 : c == XC_CENSUS_TYPE   ? BY_TYPE
+                                         : BY_THUNK_SOURCE;
+        xt_progress p = progress_of(v, "census");
+        r = xt_census(t, e->s.roots, e->s.nroots, by, &p);
+    }
+    if (r != 0) {
+        snprintf(v->status, sizeof(v->status), "%s", t->err);
+        t->err[0] = '\0';
+        return;
+    }
+    snprintf(v->status, sizeof(v->status),
+             "%s in %.2f s; Right expands a row, [ goes back",
+             t->views[t->cur].title, debug_now_s() - t0);
+}
+
 static void ex_command(xs_view *v, enum xs_cmd c, const char *arg)
 {
     explorer *e = v->ctx;
@@ -244,6 +274,15 @@ static void ex_command(xs_view *v, enum xs_cmd c, const char *arg)
         break;
     case XC_ROOTS:
         xt_view_go(&e->tree, 0);
+        break;
+    case XC_CENSUS_INFO:
+    case XC_CENSUS_CON:
+    case XC_CENSUS_MODULE:
+    case XC_CENSUS_TYPE:
+    case XC_THUNKS:
+    case XC_DOMINATORS:
+    case XC_SUSPECTS:
+        ex_analyse(v, c);
         break;
     default:
         snprintf(v->status, sizeof(v->status), "not there yet");

@@ -138,6 +138,21 @@ int xt_retainers(xt_tree *t, const uint64_t *roots, size_t nroots,
 int xt_search(xt_tree *t, const uint64_t *roots, size_t nroots,
               const char *query, const xt_progress *p);
 
+/* A census of the heap (by: census_table.h's enum census_by; thunks by
+ * source with BY_THUNK_SOURCE) as a new view, a row a key, largest
+ * first, each expandable to its first closures. 0; 1 cancelled, -1
+ * (t->err). */
+int xt_census(xt_tree *t, const uint64_t *roots, size_t nroots, int by,
+              const xt_progress *p);
+/* The dominator tree (made once, then kept), or its leak suspects, as a
+ * new view: closures with their retained sizes, each expandable to what
+ * it dominates. 0; 1 cancelled, -1 (t->err). */
+int xt_dominators(xt_tree *t, const uint64_t *roots, size_t nroots,
+                  int suspects, const xt_progress *p);
+
+/* Seconds on a monotonic clock. */
+double xt_now(void);
+
 /* Lines describing node i for the details pane, into lines[0..max):
  * how many. Each line at most len bytes. */
 size_t xt_details(xt_tree *t, uint32_t i, char (*lines)[256], size_t max);

@@ -213,7 +213,7 @@ size_t xt_details(xt_tree *t, uint32_t i, char (*lines)[256], size_t max)
         return 0;
     if (xt_describe(t, i) != 0 ||
         (x->kind != XT_CLOSURE && x->kind != XT_FRAME && x->kind != XT_DOM) ||
-        x->read != 1) {
+        x->read != 1 || !x->info) {
         put_line(lines[n++], "%s%s%s", x->label ? x->label : "",
                  x->text ? ": " : "", x->text ? x->text : "");
         return n;

@@ -28,7 +28,7 @@ const char xs_keys_help[] =
     "/              search: con:Bin name: module: src: type: size:\n"
     "               addr: info: limit:N, !word excludes\n"
     "r              the selected closure's retainers: a path to a root\n"
-    "c  t  u  d     census by info table, thunks, duplicates, dominators\n"
+    "c  t  d        census by info table, thunks, dominator tree\n"
     "Ctrl-P         all commands (census by module, leak suspects, ...)\n"
     "[ ]  Backspace back and forward between views\n"
     "Esc            cancel a walk; close a prompt\n"
@@ -49,10 +49,7 @@ static const xs_command xs_commands[] = {
     {"Census by constructor", "", XC_CENSUS_CON, 0},
     {"Census by module", "", XC_CENSUS_MODULE, 0},
     {"Census by closure type", "", XC_CENSUS_TYPE, 0},
-    {"Census, two levels (info table, then its fields')", "", XC_CENSUS_TWO, 0},
     {"Thunks by source location", "t", XC_THUNKS, 't'},
-    {"Duplicate closures (could be shared)", "u", XC_DUPS, 'u'},
-    {"ARR_WORDS duplicates, with a size histogram", "", XC_ARR_WORDS, 0},
     {"Dominator tree (retained sizes)", "d", XC_DOMINATORS, 'd'},
     {"Leak suspects", "", XC_SUSPECTS, 0},
     {"Roots and saved objects (the first view)", "", XC_ROOTS, 0},

@@ -4,6 +4,14 @@
 #include "explore.h"
 
 #include <stdio.h>
+#include <time.h>
+
+double xt_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 typedef struct xt_walker {
     dbg_visit_fn fn;
