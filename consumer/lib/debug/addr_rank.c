@@ -111,3 +111,28 @@ void rank_free(rankset *s)
     hmap_free(&s->index);
     memset(s, 0, sizeof(*s));
 }
+
+size_t rank_list(const rankset *s, rank_cursor *c, uint64_t *out, size_t max)
+{
+    size_t n = 0;
+    if (!c->started) {
+        c->started = 1;
+        c->left = s->n ? s->pages[0].bits[0] : 0;
+    }
+    while (n < max && c->page < s->n) {
+        if (!c->left) {
+            if (++c->word == PAGE_WORDS) {
+                c->word = 0;
+                if (++c->page == s->n)
+                    break;
+            }
+            c->left = s->pages[c->page].bits[c->word];
+            continue;
+        }
+        unsigned b = (unsigned)__builtin_ctzll(c->left);
+        c->left &= c->left - 1;
+        uint64_t base = (s->pages[c->page].key - 1) << PAGE_SHIFT;
+        out[n++] = base | (((uint64_t)c->word * 64 + b) << 3);
+    }
+    return n;
+}

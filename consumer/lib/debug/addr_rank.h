@@ -59,4 +59,14 @@ int rank_finish(rankset *s);
 uint32_t rank_of(rankset *s, uint64_t a);
 void rank_free(rankset *s);
 
+/* The addresses of a finished set in address order, a batch at a time:
+ * a cursor starts zeroed; rank_list fills out with up to max of the next
+ * ones and returns how many (0 at the end). */
+typedef struct rank_cursor {
+    size_t page, word;
+    uint64_t left; /* bits of the word not yet listed */
+    int started;
+} rank_cursor;
+size_t rank_list(const rankset *s, rank_cursor *c, uint64_t *out, size_t max);
+
 #endif

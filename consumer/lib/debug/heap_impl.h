@@ -129,4 +129,23 @@ typedef struct decode_at {
 void decode_closure(dbg_heap *h, decode_at at, dbg_info *in, const clo_rec *r,
                     ptrvec *out);
 
+/* What each pointer decode_closure finds is (DBG_FIELD values), in step
+ * with its pointers. */
+typedef struct fieldvec {
+    uint64_t *v;
+    size_t n, cap;
+} fieldvec;
+
+/* decode_closure, and into fields (emptied first; NULL: not wanted) what
+ * each pointer is. */
+void decode_closure_fields(dbg_heap *h, decode_at at, dbg_info *in,
+                           const clo_rec *r, ptrvec *out, fieldvec *fields);
+
+/* ---- walk.c ------------------------------------------------------------- */
+
+/* Visit the closures at addrs (untagged), in that order, as the walk
+ * visits them (parent 0) but following nothing. 0, or -1 with h->err. */
+int heap_visit_list(dbg_heap *h, const uint64_t *addrs, size_t n,
+                    dbg_visit_fn fn, void *ctx);
+
 #endif

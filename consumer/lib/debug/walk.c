@@ -29,8 +29,10 @@ typedef struct walk {
     clo_rec *recs;   /* its records, in out */
     dbg_buf out;
     ptrvec ptrs, infos;
+    fieldvec fields; /* what each of ptrs is, when the heap wants it */
     size_t nread;
     int stop;
+    int follow; /* queue what the closures point to (a walk) */
 } walk;
 
 /* Queue addr (tagged or not, 0 ignored) unless met before; -1 when out of
@@ -127,7 +129,8 @@ static int walk_visit(walk *w, size_t i)
         return 0;
     }
     /* decode may issue requests that reuse nothing of `out` */
-    decode_closure(h, at, in, rec, &w->ptrs);
+    decode_closure_fields(h, at, in, rec, &w->ptrs,
+                          h->want_fields ? &w->fields : NULL);
     if (h->ops->dead(h->src))
         return heap_src_fail(h);
     uint32_t down = w->batch[i].tag;
@@ -137,13 +140,14 @@ static int walk_visit(walk *w, size_t i)
                      .mem = rec->mem,
                      .ptrs = w->ptrs.v,
                      .nptrs = w->ptrs.n,
+                     .fields = h->want_fields ? w->fields.v : NULL,
                      .tag = w->batch[i].tag,
                      .down = &down};
     if (w->fn && w->fn(w->ctx, &c, at.parent)) {
         w->stop = 1;
         return 0;
     }
-    for (size_t k = 0; k < w->ptrs.n; k++)
+    for (size_t k = 0; w->follow && k < w->ptrs.n; k++)
         if (walk_enqueue(w, w->ptrs.v[k], at.addr, down) != 0) {
             heap_err(h, "out of memory");
             return -1;
@@ -156,6 +160,7 @@ static void walk_free(walk *w)
     rank_free(&w->seen);
     free(w->q);
     free(w->ptrs.v);
+    free(w->fields.v);
     free(w->infos.v);
     free(w->addrs);
     free(w->recs);
@@ -166,7 +171,7 @@ static void walk_free(walk *w)
 int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
                   dbg_visit_fn fn, void *ctx)
 {
-    walk w = {.h = h, .fn = fn, .ctx = ctx};
+    walk w = {.h = h, .fn = fn, .ctx = ctx, .follow = 1};
     w.addrs = malloc(WALK_BATCH * sizeof(*w.addrs));
     w.recs = malloc(WALK_BATCH * sizeof(*w.recs));
     w.batch = malloc(WALK_BATCH * sizeof(*w.batch));
@@ -188,6 +193,36 @@ int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
                 goto done;
         if (h->progress)
             h->progress(h->progress_ctx, w.nread, w.n - w.head);
+    }
+    r = 0;
+    h->err[0] = '\0';
+done:
+    walk_free(&w);
+    return r;
+}
+
+int heap_visit_list(dbg_heap *h, const uint64_t *addrs, size_t n,
+                    dbg_visit_fn fn, void *ctx)
+{
+    walk w = {.h = h, .fn = fn, .ctx = ctx};
+    w.addrs = malloc(WALK_BATCH * sizeof(*w.addrs));
+    w.recs = malloc(WALK_BATCH * sizeof(*w.recs));
+    w.batch = malloc(WALK_BATCH * sizeof(*w.batch));
+    int r = -1;
+    heap_err(h, "out of memory");
+    if (!w.addrs || !w.recs || !w.batch)
+        goto done;
+    for (size_t at = 0; at < n && !w.stop;) {
+        size_t k = n - at < WALK_BATCH ? n - at : WALK_BATCH;
+        for (size_t i = 0; i < k; i++)
+            w.batch[i] = (qent){.addr = addrs[at + i]};
+        memcpy(w.addrs, addrs + at, k * sizeof(*w.addrs));
+        if (walk_read(&w, k) != 0)
+            goto done;
+        for (size_t i = 0; i < k && !w.stop; i++)
+            if (walk_visit(&w, i) != 0)
+                goto done;
+        at += k;
     }
     r = 0;
     h->err[0] = '\0';

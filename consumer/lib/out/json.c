@@ -1,5 +1,6 @@
 /* The reports' JSON writer: a string dictionary and escaped strings
  * (Note [untrusted strings in the page] in report.c). */
+#include "rtscope/out/json.h"
 #include "report_impl.h"
 
 #include <ctype.h>

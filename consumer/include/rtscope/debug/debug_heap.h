@@ -92,6 +92,8 @@ typedef struct dbg_heap {
     size_t unreadable; /* closures or frames the walk could not read */
     dbg_unreadable unread[DBG_UNREADABLE_KEPT]; /* the first of them */
     size_t nunread;
+    /* Nonzero: the walk tells what each pointer is (dbg_closure.fields). */
+    int want_fields;
     /* Called after each batch of the walk, if set: closures visited so far
      * and closures waiting in the queue. */
     void (*progress)(void *ctx, size_t visited, size_t queued);
@@ -138,6 +140,68 @@ void dbg_con_display(const char *descr, char *out, size_t outlen);
  * "Main:Leak", "main:Main.Leak" or "main:Main:Leak"? */
 int dbg_con_matches(const char *descr, const char *name);
 
+/* What a pointer of a closure is, as the GC meets it: a kind and up to two
+ * numbers (28 bits each, saturated), DBG_FIELD(kind, a, b). */
+enum dbg_field_kind {
+    DBG_FIELD_PAYLOAD,    /* payload word a (a constructor's field, a
+                           * function's or thunk's free variable) */
+    DBG_FIELD_SRT,        /* the closure's static reference table */
+    DBG_FIELD_NAMED,      /* a field of an RTS object: a indexes
+                           * dbg_field_names; b an entry (TREC_CHUNK) */
+    DBG_FIELD_ELEMENT,    /* element a of an array */
+    DBG_FIELD_ARG,        /* argument a of a PAP or AP */
+    DBG_FIELD_FRAME_SRT,  /* the SRT of stack frame a (0: the top) */
+    DBG_FIELD_FRAME_SLOT, /* word b of stack frame a (1: after its header) */
+};
+#define DBG_FIELD_MAX ((uint64_t)0xfffffff)
+#define DBG_FIELD(kind, a, b)                                                  \
+    ((uint64_t)(kind) << 56 |                                                  \
+     ((uint64_t)(a) > DBG_FIELD_MAX ? DBG_FIELD_MAX : (uint64_t)(a)) << 28 |   \
+     ((uint64_t)(b) > DBG_FIELD_MAX ? DBG_FIELD_MAX : (uint64_t)(b)))
+#define DBG_FIELD_KIND(f) ((enum dbg_field_kind)((f) >> 56))
+#define DBG_FIELD_A(f) ((uint32_t)(((f) >> 28) & DBG_FIELD_MAX))
+#define DBG_FIELD_B(f) ((uint32_t)((f)&DBG_FIELD_MAX))
+
+/* The names of the RTS objects' fields (DBG_FIELD_NAMED). */
+enum dbg_named_field {
+    DBG_NF_INDIRECTEE,
+    DBG_NF_SELECTEE,
+    DBG_NF_FUN,
+    DBG_NF_VAR,
+    DBG_NF_HEAD,
+    DBG_NF_TAIL,
+    DBG_NF_VALUE,
+    DBG_NF_CURRENT_VALUE,
+    DBG_NF_WATCH_QUEUE,
+    DBG_NF_LINK,
+    DBG_NF_BH,
+    DBG_NF_OWNER,
+    DBG_NF_QUEUE,
+    DBG_NF_CFINALIZERS,
+    DBG_NF_KEY,
+    DBG_NF_FINALIZER,
+    DBG_NF_INSTRS,
+    DBG_NF_LITERALS,
+    DBG_NF_PTRS,
+    DBG_NF_PREV_CHUNK,
+    DBG_NF_TVAR,
+    DBG_NF_EXPECTED,
+    DBG_NF_NEW_VALUE,
+    DBG_NF_STACKOBJ,
+    DBG_NF_TREC,
+    DBG_NF_BLOCKED_EXCEPTIONS,
+    DBG_NF_BQ,
+    DBG_NF_BLOCK_INFO,
+    DBG_NF_N
+};
+extern const char *const dbg_field_names[DBG_NF_N];
+
+/* A field as a user reads it, into buf: "srt", "indirectee", "frame 3
+ * slot 2", "frame 3 srt", "arg 1", "entry 2 tvar"... Returns 1 and sets
+ * *index instead for the fields that are a position (a payload word, an
+ * array element): the caller writes those as a number. */
+int dbg_field_describe(uint64_t field, char *buf, size_t len, uint32_t *index);
+
 /* A decoded closure, valid during the visit callback. */
 typedef struct dbg_closure {
     uint64_t addr;
@@ -146,6 +210,9 @@ typedef struct dbg_closure {
     const unsigned char *mem; /* the closure's `size` bytes, as in memory */
     const uint64_t *ptrs;     /* untagged pointer fields, in order */
     size_t nptrs;
+    /* What each of ptrs is (DBG_FIELD), when the heap's want_fields is
+     * set; else NULL. */
+    const uint64_t *fields;
     /* A value passed down the walk's tree: tag is what the visit of the
      * parent left in *down (0 for a root); *down starts as tag, and what
      * the visit leaves there goes to the closures first reached from this

@@ -41,7 +41,8 @@ static const char debug_intro[] =
     "is in $XDG_DATA_HOME/ghc-debug/debuggee/sockets (default\n"
     "~/.local/share/...), named <pid>-<program>, or the program's name when\n"
     "one live debuggee has it, or a snapshot file (census, thunks,\n"
-    "retainers, blocks, dups and gml read it as they read the live heap;\n"
+    "retainers, blocks, dups, gml, dominators, diff and heapsnapshot read\n"
+    "it as they read the live heap;\n"
     "blocks needs its block list; pause and resume refuse it).\n";
 
 static const char debug_outro[] =
@@ -173,10 +174,11 @@ const debug_command debug_cmd_resume = {
 };
 
 static const debug_command *const debug_commands[] = {
-    &debug_cmd_list,     &debug_cmd_pause,      &debug_cmd_resume,
-    &debug_cmd_census,   &debug_cmd_thunks,     &debug_cmd_retainers,
-    &debug_cmd_snapshot, &debug_cmd_blocks,     &debug_cmd_dups,
-    &debug_cmd_gml,      &debug_cmd_dominators, &debug_cmd_diff,
+    &debug_cmd_list,         &debug_cmd_pause,      &debug_cmd_resume,
+    &debug_cmd_census,       &debug_cmd_thunks,     &debug_cmd_retainers,
+    &debug_cmd_snapshot,     &debug_cmd_blocks,     &debug_cmd_dups,
+    &debug_cmd_gml,          &debug_cmd_dominators, &debug_cmd_diff,
+    &debug_cmd_heapsnapshot,
 };
 #define DEBUG_NCOMMANDS (sizeof(debug_commands) / sizeof(debug_commands[0]))
 

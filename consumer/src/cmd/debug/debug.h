@@ -31,7 +31,7 @@ typedef struct debug_command {
 extern const debug_command debug_cmd_list, debug_cmd_pause, debug_cmd_resume,
     debug_cmd_census, debug_cmd_thunks, debug_cmd_retainers, debug_cmd_snapshot,
     debug_cmd_blocks, debug_cmd_dups, debug_cmd_gml, debug_cmd_dominators,
-    debug_cmd_diff;
+    debug_cmd_diff, debug_cmd_heapsnapshot;
 
 /* "rtscope debug NAME: MSG" and where its help is; returns
  * CLI_EXIT_USAGE. */
@@ -99,6 +99,7 @@ int debug_dups_run(int argc, char **argv);
 int debug_gml_run(int argc, char **argv);
 int debug_dominators_run(int argc, char **argv);
 int debug_diff_run(int argc, char **argv);
+int debug_heapsnapshot_run(int argc, char **argv);
 
 /* `rtscope help debug [NAME]` and `rtscope debug NAME --help`. */
 int debug_help(const char *name);
