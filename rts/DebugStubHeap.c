@@ -73,56 +73,6 @@ stubCmdSavedObjects (StubConn *c)
    What an info table says, verified
    -------------------------------------------------------------------------- */
 
-static bool
-conInfo (StgWord ptr, const StgInfoTable **out, const char **why)
-{
-    const StgInfoTable *info = stubInfoTable(ptr, sizeof(StgConInfoTable), why);
-    if (info == NULL) return false;
-    switch (info->type) {
-    case CONSTR: case CONSTR_1_0: case CONSTR_0_1: case CONSTR_2_0:
-    case CONSTR_1_1: case CONSTR_0_2: case CONSTR_NOCAF:
-        *out = info;
-        return true;
-    default:
-        *why = "not a constructor's info table";
-        return false;
-    }
-}
-
-// The SRT of the info table at info pointer ptr (0 if it has none).
-static bool
-srtOf (StgWord ptr, StgWord *out, const char **why)
-{
-    const StgInfoTable *info = stubInfoTable(ptr, sizeof(StgInfoTable), why);
-    if (info == NULL) return false;
-    *out = 0;
-    switch (info->type) {
-    case FUN: case FUN_1_0: case FUN_0_1: case FUN_2_0: case FUN_1_1:
-    case FUN_0_2: case FUN_STATIC: {
-        if (stubInfoTable(ptr, sizeof(StgFunInfoTable), why) == NULL) return false;
-        const StgFunInfoTable *fi = FUN_INFO_PTR_TO_STRUCT((StgInfoTable *) ptr);
-        if (fi->i.srt) *out = (StgWord) GET_FUN_SRT(fi);
-        return true;
-    }
-    case THUNK: case THUNK_1_0: case THUNK_0_1: case THUNK_2_0:
-    case THUNK_1_1: case THUNK_0_2: case THUNK_STATIC: case THUNK_SELECTOR: {
-        if (stubInfoTable(ptr, sizeof(StgThunkInfoTable), why) == NULL) return false;
-        const StgThunkInfoTable *ti = THUNK_INFO_PTR_TO_STRUCT((StgInfoTable *) ptr);
-        if (ti->i.srt) *out = (StgWord) GET_SRT(ti);
-        return true;
-    }
-    case RET_SMALL: case RET_BIG: case RET_FUN: case UPDATE_FRAME:
-    case CATCH_FRAME: case UNDERFLOW_FRAME: case STOP_FRAME:
-    case ATOMICALLY_FRAME: case CATCH_RETRY_FRAME: case CATCH_STM_FRAME: {
-        const StgRetInfoTable *ri = RET_INFO_PTR_TO_STRUCT((StgInfoTable *) ptr);
-        if (ri->i.srt) *out = (StgWord) GET_SRT(ri);
-        return true;
-    }
-    default:
-        return true;
-    }
-}
-
 /* -----------------------------------------------------------------------------
    Verified batches: CLOSURES, INFO_TABLES, SRT
    -------------------------------------------------------------------------- */
@@ -210,7 +160,7 @@ static bool
 verifySrt (StgWord p, const char **why)
 {
     StgWord srt;
-    return srtOf(p, &srt, why);
+    return stubSrtOf(p, &srt, why);
 }
 
 static void
@@ -218,7 +168,7 @@ answerSrt (StubConn *c, StgWord p)
 {
     const char *why = NULL;
     StgWord srt = 0;
-    srtOf(p, &srt, &why);
+    stubSrtOf(p, &srt, &why);
     stubPutPtr(c, srt);
 }
 
@@ -515,7 +465,7 @@ stubCmdConDescr (StubConn *c)
     StgWord p = stubGetPtr(c);
     const StgInfoTable *info;
     const char *why = NULL;
-    if (!conInfo(p, &info, &why)) {
+    if (!stubConInfo(p, &info, &why)) {
         stubReplyBadAddress(c, why);
         return;
     }
@@ -545,7 +495,7 @@ stubCmdSourceInfo (StubConn *c)
     }
     if (info->type >= CONSTR && info->type <= CONSTR_NOCAF) {
         const StgInfoTable *ci;
-        if (!conInfo(p, &ci, &why)) {
+        if (!stubConInfo(p, &ci, &why)) {
             stubReplyBadAddress(c, why);
             return;
         }
@@ -774,8 +724,8 @@ describeInfo (StubConn *c, StgWord p)
     StgWord srt = 0;
     const StgInfoTable *ci = NULL;
     bool con = info != NULL && info->type >= CONSTR && info->type <= CONSTR_NOCAF;
-    if (info != NULL && !srtOf(p, &srt, &why)) info = NULL;
-    if (info != NULL && con && !conInfo(p, &ci, &why)) info = NULL;
+    if (info != NULL && !stubSrtOf(p, &srt, &why)) info = NULL;
+    if (info != NULL && con && !stubConInfo(p, &ci, &why)) info = NULL;
     StgWord desc = 0;
     long len = 0;
     if (info != NULL && con) {

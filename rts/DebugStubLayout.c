@@ -14,8 +14,6 @@
 
 #include "Rts.h"
 
-#if defined(THREADED_RTS)
-
 #include "rts/DebugStubProtocol.h"
 #include "DebugStubLayout.h"
 #include "DebugStubVerify.h"
@@ -297,4 +295,3 @@ stubPointersOf (StgWord p, StgWord size, const uint8_t *map, StgWord *out,
     return n;
 }
 
-#endif /* THREADED_RTS */

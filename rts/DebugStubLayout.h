@@ -9,8 +9,6 @@
 
 #pragma once
 
-#if defined(THREADED_RTS)
-
 #include "BeginPrivate.h"
 
 // Closures whose pointers the info table alone does not tell: STACK,
@@ -30,4 +28,3 @@ size_t stubPointersOf (StgWord p, StgWord size, const uint8_t *map,
 
 #include "EndPrivate.h"
 
-#endif /* THREADED_RTS */

@@ -13,8 +13,6 @@
 #include "RtsUtils.h"
 #include "DebugStubVerify.h"
 
-#if defined(THREADED_RTS)
-
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,6 +296,14 @@ stubClosureSizeW (StgWord p, const char **why)
     return size;
 }
 
+const StubRegion *
+stubHeapRegions (size_t *n)
+{
+    heapBuild();
+    *n = heap_n;
+    return heap_idx;
+}
+
 void
 stubForEachBlock (StubBlockFn fn, void *user)
 {
@@ -314,4 +320,52 @@ stubStaticStrlen (StgWord s)
     return nul == NULL ? -1 : (long) (nul - (const char *) s);
 }
 
-#endif /* THREADED_RTS */
+bool
+stubConInfo (StgWord ptr, const StgInfoTable **out, const char **why)
+{
+    const StgInfoTable *info = stubInfoTable(ptr, sizeof(StgConInfoTable), why);
+    if (info == NULL) return false;
+    switch (info->type) {
+    case CONSTR: case CONSTR_1_0: case CONSTR_0_1: case CONSTR_2_0:
+    case CONSTR_1_1: case CONSTR_0_2: case CONSTR_NOCAF:
+        *out = info;
+        return true;
+    default:
+        *why = "not a constructor's info table";
+        return false;
+    }
+}
+
+// The SRT of the info table at info pointer ptr (0 if it has none).
+bool
+stubSrtOf (StgWord ptr, StgWord *out, const char **why)
+{
+    const StgInfoTable *info = stubInfoTable(ptr, sizeof(StgInfoTable), why);
+    if (info == NULL) return false;
+    *out = 0;
+    switch (info->type) {
+    case FUN: case FUN_1_0: case FUN_0_1: case FUN_2_0: case FUN_1_1:
+    case FUN_0_2: case FUN_STATIC: {
+        if (stubInfoTable(ptr, sizeof(StgFunInfoTable), why) == NULL) return false;
+        const StgFunInfoTable *fi = FUN_INFO_PTR_TO_STRUCT((StgInfoTable *) ptr);
+        if (fi->i.srt) *out = (StgWord) GET_FUN_SRT(fi);
+        return true;
+    }
+    case THUNK: case THUNK_1_0: case THUNK_0_1: case THUNK_2_0:
+    case THUNK_1_1: case THUNK_0_2: case THUNK_STATIC: case THUNK_SELECTOR: {
+        if (stubInfoTable(ptr, sizeof(StgThunkInfoTable), why) == NULL) return false;
+        const StgThunkInfoTable *ti = THUNK_INFO_PTR_TO_STRUCT((StgInfoTable *) ptr);
+        if (ti->i.srt) *out = (StgWord) GET_SRT(ti);
+        return true;
+    }
+    case RET_SMALL: case RET_BIG: case RET_FUN: case UPDATE_FRAME:
+    case CATCH_FRAME: case UNDERFLOW_FRAME: case STOP_FRAME:
+    case ATOMICALLY_FRAME: case CATCH_RETRY_FRAME: case CATCH_STM_FRAME: {
+        const StgRetInfoTable *ri = RET_INFO_PTR_TO_STRUCT((StgInfoTable *) ptr);
+        if (ri->i.srt) *out = (StgWord) GET_SRT(ri);
+        return true;
+    }
+    default:
+        return true;
+    }
+}

@@ -46,11 +46,21 @@ const StgInfoTable *stubInfoTable (StgWord info_ptr, StgWord bytes,
  * is not a closure the stub can verify. */
 StgWord stubClosureSizeW (StgWord p, const char **why);
 
-/* Every heap block group, sorted by address, each once. */
+/* Every heap block group, sorted by address, each once: as an array
+ * (valid until the next stubVerifyNewPause), or one by one. */
+const StubRegion *stubHeapRegions (size_t *n);
 typedef void (*StubBlockFn) (void *user, const StubRegion *r);
 void stubForEachBlock (StubBlockFn fn, void *user);
 
 /* A NUL-terminated string at s inside a static segment: its length, or -1. */
 long stubStaticStrlen (StgWord s);
+
+/* The constructor info table at info pointer ptr, verified (false and
+ * *why if it is not one). */
+bool stubConInfo (StgWord ptr, const StgInfoTable **out, const char **why);
+
+/* The SRT of the info table at info pointer ptr (0 if it has none);
+ * false and *why if the table cannot be verified. */
+bool stubSrtOf (StgWord ptr, StgWord *out, const char **why);
 
 #include "EndPrivate.h"

@@ -378,3 +378,11 @@ ipeRepostAll(void)
     }
     RELEASE_LOCK(&ipe_lock);
 }
+
+void
+ipeForkChild(void)
+{
+#if defined(THREADED_RTS)
+    initMutex(&ipe_lock);
+#endif
+}

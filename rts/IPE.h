@@ -37,5 +37,10 @@ void ipeEventlogRestarted(void);
  * name known so far in it at once rather than lazily before next use. */
 void ipeRepostAll(void);
 
+/* In a child of fork() that will look tables up (the heap snapshot
+ * writer): the lookup's lock, which another thread of the parent may
+ * have held at the fork, starts unlocked. */
+void ipeForkChild(void);
+
 
 #include "EndPrivate.h"

@@ -78,6 +78,69 @@ pauseTokenCapability (PauseToken *pauseToken)
     return pauseToken->capability;
 }
 
+/* The roots, for whoever holds every Capability (both RTS ways: the
+ * heap snapshot writer, rts/HeapSnapshot.c, runs in the non-threaded RTS
+ * too). */
+void
+pauseListThreads (ListThreadsCb cb, void *user)
+{
+    for (uint32_t g = 0; g < RtsFlags.GcFlags.generations; g++) {
+        for (StgTSO *tso = generations[g].threads; tso != END_TSO_QUEUE;
+             tso = tso->global_link) {
+            cb(user, tso);
+        }
+    }
+}
+
+struct list_roots_ctx {
+    ListRootsCb cb;
+    void *user;
+};
+
+// An evac_fn that hands the root to the user's callback.
+static void
+listRootsHelper (void *user, StgClosure **p)
+{
+    struct list_roots_ctx *ctx = (struct list_roots_ctx *) user;
+    ctx->cb(ctx->user, *p);
+}
+
+void
+pauseListMiscRoots (ListRootsCb cb, void *user)
+{
+    struct list_roots_ctx ctx = { .cb = cb, .user = user };
+    threadStableNameTable(&listRootsHelper, &ctx);
+    threadStablePtrTable(&listRootsHelper, &ctx);
+}
+
+/* The GC's roots that are neither threads nor in 9.2's
+ * rts_listMiscRoots(): the live weak pointers (WEAK objects) of every
+ * generation and Capability, since a live weak pointer keeps its value and
+ * finalizer alive whether or not anything else points to them, and the
+ * messages in every Capability's inbox (markCapability()). The debug stub
+ * lists them with the other roots, so that a walk from its roots reaches
+ * what the GC keeps (see Note [Pause after a census]). */
+void
+pauseListGcOnlyRoots (ListRootsCb cb, void *user)
+{
+    for (uint32_t g = 0; g < RtsFlags.GcFlags.generations; g++) {
+        for (StgWeak *w = generations[g].weak_ptr_list; w != NULL; w = w->link) {
+            cb(user, (StgClosure *) w);
+        }
+    }
+    for (uint32_t i = 0; i < n_capabilities; i++) {
+        for (StgWeak *w = capabilities[i]->weak_ptr_list_hd; w != NULL; w = w->link) {
+            cb(user, (StgClosure *) w);
+        }
+#if defined(THREADED_RTS)
+        Message *m = capabilities[i]->inbox;
+        if (m != (Message *) END_TSO_QUEUE) {
+            cb(user, (StgClosure *) m);     // the rest hang off its link
+        }
+#endif
+    }
+}
+
 #if defined(THREADED_RTS)
 
 Task *rts_pausing_task = NULL;
@@ -176,64 +239,6 @@ rtsPauseCheckLock (Task *task)
         errorBelch("error: rts_lock: The RTS is already paused by this thread.\n"
                    "   There is no need to call rts_lock if you have already called rts_pause.");
         stg_exit(EXIT_FAILURE);
-    }
-}
-
-void
-pauseListThreads (ListThreadsCb cb, void *user)
-{
-    for (uint32_t g = 0; g < RtsFlags.GcFlags.generations; g++) {
-        for (StgTSO *tso = generations[g].threads; tso != END_TSO_QUEUE;
-             tso = tso->global_link) {
-            cb(user, tso);
-        }
-    }
-}
-
-struct list_roots_ctx {
-    ListRootsCb cb;
-    void *user;
-};
-
-// An evac_fn that hands the root to the user's callback.
-static void
-listRootsHelper (void *user, StgClosure **p)
-{
-    struct list_roots_ctx *ctx = (struct list_roots_ctx *) user;
-    ctx->cb(ctx->user, *p);
-}
-
-void
-pauseListMiscRoots (ListRootsCb cb, void *user)
-{
-    struct list_roots_ctx ctx = { .cb = cb, .user = user };
-    threadStableNameTable(&listRootsHelper, &ctx);
-    threadStablePtrTable(&listRootsHelper, &ctx);
-}
-
-/* The GC's roots that are neither threads nor in 9.2's
- * rts_listMiscRoots(): the live weak pointers (WEAK objects) of every
- * generation and Capability, since a live weak pointer keeps its value and
- * finalizer alive whether or not anything else points to them, and the
- * messages in every Capability's inbox (markCapability()). The debug stub
- * lists them with the other roots, so that a walk from its roots reaches
- * what the GC keeps (see Note [Pause after a census]). */
-void
-pauseListGcOnlyRoots (ListRootsCb cb, void *user)
-{
-    for (uint32_t g = 0; g < RtsFlags.GcFlags.generations; g++) {
-        for (StgWeak *w = generations[g].weak_ptr_list; w != NULL; w = w->link) {
-            cb(user, (StgClosure *) w);
-        }
-    }
-    for (uint32_t i = 0; i < n_capabilities; i++) {
-        for (StgWeak *w = capabilities[i]->weak_ptr_list_hd; w != NULL; w = w->link) {
-            cb(user, (StgClosure *) w);
-        }
-        Message *m = capabilities[i]->inbox;
-        if (m != (Message *) END_TSO_QUEUE) {
-            cb(user, (StgClosure *) m);     // the rest hang off its link
-        }
     }
 }
 

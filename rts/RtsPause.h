@@ -11,6 +11,15 @@
 
 #include "BeginPrivate.h"
 
+/* Walk the threads and the non-thread roots without the "paused on my
+ * Task" check of the public functions. The caller guarantees that the RTS
+ * is paused for its benefit: the debug stub, which may read the heap
+ * while another thread holds the pause on its behalf, or the heap snapshot
+ * writer (either RTS way). */
+void pauseListThreads   (ListThreadsCb cb, void *user);
+void pauseListMiscRoots (ListRootsCb cb, void *user);
+void pauseListGcOnlyRoots (ListRootsCb cb, void *user);
+
 #if defined(THREADED_RTS)
 
 /* The Task that paused the RTS with rts_pause(), or that holds every
@@ -23,13 +32,6 @@ extern Task *rts_pausing_task;
  * Capability while this thread has paused the RTS cannot succeed. */
 void rtsPauseCheckLock (Task *task);
 
-/* Walk the threads and the non-thread roots without the "paused on my
- * Task" check of the public functions. The caller guarantees that the RTS
- * is paused for its benefit (the debug stub, which may read the heap while
- * another thread holds the pause on its behalf). */
-void pauseListThreads   (ListThreadsCb cb, void *user);
-void pauseListMiscRoots (ListRootsCb cb, void *user);
-void pauseListGcOnlyRoots (ListRootsCb cb, void *user);
 
 /* Pause after the next major GC. See Note [Pause after GC] in RtsPause.c.
  *

@@ -190,6 +190,8 @@ const char *target_command_name(enum target_command cmd)
         return "stop heap profiling";
     case TARGET_CMD_REQUEST_CENSUS:
         return "request heap census";
+    case TARGET_CMD_HEAP_SNAPSHOT:
+        return "heap snapshot";
     default:
         return "?";
     }
@@ -542,14 +544,19 @@ int target_send(target *t, enum target_command cmd)
 {
     /* magic, version, namespace length, namespace, command */
     uint8_t msg[EVENTLOG_SOCKET_CONTROL_LEN];
+    int ours = ((unsigned)cmd & TARGET_CMD_RTSCOPE) != 0;
+    const char *ns =
+        ours ? RTSCOPE_SOCKET_NAMESPACE : EVENTLOG_SOCKET_NAMESPACE;
+    uint8_t nslen =
+        ours ? RTSCOPE_SOCKET_NAMESPACE_LEN : EVENTLOG_SOCKET_NAMESPACE_LEN;
     size_t n = 0;
     memcpy(msg, EVENTLOG_SOCKET_MAGIC, EVENTLOG_SOCKET_MAGIC_LEN);
     n += EVENTLOG_SOCKET_MAGIC_LEN;
     msg[n++] = EVENTLOG_SOCKET_PROTOCOL_VERSION;
-    msg[n++] = EVENTLOG_SOCKET_NAMESPACE_LEN;
-    memcpy(msg + n, EVENTLOG_SOCKET_NAMESPACE, EVENTLOG_SOCKET_NAMESPACE_LEN);
-    n += EVENTLOG_SOCKET_NAMESPACE_LEN;
-    msg[n++] = (uint8_t)cmd;
+    msg[n++] = nslen;
+    memcpy(msg + n, ns, nslen);
+    n += nslen;
+    msg[n++] = (uint8_t)((unsigned)cmd & 0xff);
     int fd = t->graph ? el_graph_fd(t->graph) : -1;
     if (t->state != TARGET_STREAMING || fd < 0) {
         target_status(t, 1, "%s: not connected", target_command_name(cmd));

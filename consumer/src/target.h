@@ -33,12 +33,17 @@ enum target_state {
 
 /* Control commands of the eventlog-socket protocol (docs/eventlog-socket.md;
  * the codes are the RTS's, includes/rts/EventLogSocketProtocol.h). */
+#define TARGET_CMD_RTSCOPE 0x100
 enum target_command {
     TARGET_CMD_START_PROFILING = EVENTLOG_SOCKET_CMD_START_PROFILING,
     TARGET_CMD_STOP_PROFILING = EVENTLOG_SOCKET_CMD_STOP_PROFILING,
     TARGET_CMD_START_HEAP_PROF = EVENTLOG_SOCKET_CMD_START_HEAP_PROF,
     TARGET_CMD_STOP_HEAP_PROF = EVENTLOG_SOCKET_CMD_STOP_HEAP_PROF,
     TARGET_CMD_REQUEST_CENSUS = EVENTLOG_SOCKET_CMD_REQUEST_CENSUS,
+    /* rtscope's namespace (TARGET_CMD_RTSCOPE set): a heap snapshot the
+     * program writes itself (+RTS --heap-snapshot-dir) */
+    TARGET_CMD_HEAP_SNAPSHOT =
+        TARGET_CMD_RTSCOPE | RTSCOPE_SOCKET_CMD_HEAP_SNAPSHOT,
 };
 
 typedef struct target target;

@@ -44,13 +44,15 @@ enum EventLogSocketCommand {
 #define EVENTLOG_SOCKET_CMD_LAST   EVENTLOG_SOCKET_CMD_REQUEST_CENSUS
 
 /* rtscope's own namespace: commands that act on the sending client's
- * stream only, never on the program. */
+ * stream, and a heap snapshot (+RTS --heap-snapshot-*: written to the
+ * program's snapshot directory, reported on its stderr and eventlog). */
 #define RTSCOPE_SOCKET_NAMESPACE          "rtscope"
 #define RTSCOPE_SOCKET_NAMESPACE_LEN      7
 
 enum RtscopeSocketCommand {
     RTSCOPE_SOCKET_CMD_RESUME_STREAM     = 1,   /* send this client events again */
     RTSCOPE_SOCKET_CMD_PAUSE_STREAM      = 2,   /* stop sending this client events */
+    RTSCOPE_SOCKET_CMD_HEAP_SNAPSHOT     = 3,   /* rts_requestHeapSnapshot */
 };
 #define RTSCOPE_SOCKET_CMD_FIRST   RTSCOPE_SOCKET_CMD_RESUME_STREAM
-#define RTSCOPE_SOCKET_CMD_LAST    RTSCOPE_SOCKET_CMD_PAUSE_STREAM
+#define RTSCOPE_SOCKET_CMD_LAST    RTSCOPE_SOCKET_CMD_HEAP_SNAPSHOT

@@ -31,6 +31,11 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The heap snapshot request (rts/HeapSnapshot.c), which comes later in the
+ * patch series than the socket: referenced weakly, so that this file links
+ * without it. */
+extern void heapSnapshotAsk (const char *why) __attribute__((weak));
+
 #if defined(TRACING)
 
 /* Note [Eventlog socket: design]
@@ -503,6 +508,9 @@ on_command(void *ctx, ElcNamespace ns, int cmd)
         switch (cmd) {
         case RTSCOPE_SOCKET_CMD_RESUME_STREAM: cl->paused = false; break;
         case RTSCOPE_SOCKET_CMD_PAUSE_STREAM: cl->paused = true; break;
+        case RTSCOPE_SOCKET_CMD_HEAP_SNAPSHOT:
+            if (heapSnapshotAsk != NULL) heapSnapshotAsk("control");
+            break;
         }
         return;
     }

@@ -72,8 +72,8 @@ int buf_le(dbg_buf *b, uint64_t x, int n)
  * finaliser. Word-wise so that a gigabyte is checked in a fraction of a
  * second; the shift carries every bit of a word into the low half. */
 
-#define FNV_OFFSET 0xcbf29ce484222325ULL
-#define FNV_PRIME 0x100000001b3ULL
+#define FNV_OFFSET HEAP_SNAPSHOT_SUM_SEED
+#define FNV_PRIME HEAP_SNAPSHOT_SUM_PRIME
 
 static uint64_t mixw(uint64_t h, uint64_t w)
 {
@@ -121,9 +121,9 @@ uint64_t sum_end(snap_sum *c)
     }
     uint64_t h = c->h ^ c->len;
     h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
+    h *= HEAP_SNAPSHOT_SUM_FIN1;
     h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
+    h *= HEAP_SNAPSHOT_SUM_FIN2;
     h ^= h >> 33;
     return h;
 }

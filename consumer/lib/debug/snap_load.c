@@ -106,7 +106,7 @@ static int load_header(dbg_snap *s, const unsigned char *p, size_t len,
                  len, HDR_SIZE);
         return -1;
     }
-    uint32_t version = (uint32_t)le_get(p + 8, 4);
+    uint32_t version = (uint32_t)le_get(p + HEAP_SNAPSHOT_OFF_VERSION, 4);
     if (version < 1 || version > DBG_SNAP_VERSION) {
         snap_err(s,
                  "offset 8: snapshot format version %u; this rtscope "
@@ -123,13 +123,14 @@ static int load_header(dbg_snap *s, const unsigned char *p, size_t len,
     }
     unsigned char head[TABLE_END];
     memcpy(head, p, TABLE_END);
-    memset(head + 20, 0, 4);
-    if ((sum_of(head, TABLE_END) & 0xffffffffu) != le_get(p + 20, 4)) {
+    memset(head + HEAP_SNAPSHOT_OFF_CHECKSUM, 0, 4);
+    if ((sum_of(head, TABLE_END) & 0xffffffffu) !=
+        le_get(p + HEAP_SNAPSHOT_OFF_CHECKSUM, 4)) {
         snap_err(s, "offset 20: header checksum mismatch (corrupt "
                     "snapshot)");
         return -1;
     }
-    s->ghc_version = (uint32_t)le_get(p + 12, 4);
+    s->ghc_version = (uint32_t)le_get(p + HEAP_SNAPSHOT_OFF_GHC, 4);
     if (s->ghc_version != DBG_SNAP_GHC) {
         snap_err(s,
                  "offset 12: a snapshot of a heap of GHC version %u; "
@@ -137,30 +138,35 @@ static int load_header(dbg_snap *s, const unsigned char *p, size_t len,
                  s->ghc_version, DBG_SNAP_GHC);
         return -1;
     }
-    if (p[16] != WORD) {
+    if (p[HEAP_SNAPSHOT_OFF_WORD] != WORD) {
         snap_err(s,
                  "offset 16: a snapshot with %u-byte words; rtscope debug "
                  "reads 8-byte words (x86_64)",
-                 p[16]);
+                 p[HEAP_SNAPSHOT_OFF_WORD]);
         return -1;
     }
-    if (p[17] != (host_little() ? 1 : 2)) {
+    if (p[HEAP_SNAPSHOT_OFF_ORDER] != (host_little()
+                                           ? HEAP_SNAPSHOT_ORDER_LITTLE
+                                           : HEAP_SNAPSHOT_ORDER_BIG)) {
         snap_err(s, "offset 17: a snapshot of a %s heap; this machine is %s",
-                 p[17] == 1   ? "little-endian"
-                 : p[17] == 2 ? "big-endian"
-                              : "unknown-order",
+                 p[HEAP_SNAPSHOT_OFF_ORDER] == HEAP_SNAPSHOT_ORDER_LITTLE
+                     ? "little-endian"
+                 : p[HEAP_SNAPSHOT_OFF_ORDER] == HEAP_SNAPSHOT_ORDER_BIG
+                     ? "big-endian"
+                     : "unknown-order",
                  host_little() ? "little-endian" : "big-endian");
         return -1;
     }
-    unsigned n = (unsigned)le_get(p + 18, 2);
+    unsigned n = (unsigned)le_get(p + HEAP_SNAPSHOT_OFF_NSECT, 2);
     if (n > MAX_SECTIONS) {
         snap_err(s, "offset 18: %u sections (at most %d)", n, MAX_SECTIONS);
         return -1;
     }
-    s->created = le_get(p + 24, 8);
-    s->pid = le_get(p + 32, 8);
-    memcpy(s->program, p + 40, 24);
-    s->program[24] = '\0';
+    s->created = le_get(p + HEAP_SNAPSHOT_OFF_TIME, 8);
+    s->pid = le_get(p + HEAP_SNAPSHOT_OFF_PID, 8);
+    memcpy(s->program, p + HEAP_SNAPSHOT_OFF_PROGRAM,
+           HEAP_SNAPSHOT_PROGRAM_LEN);
+    s->program[HEAP_SNAPSHOT_PROGRAM_LEN] = '\0';
     for (unsigned i = 0; i < n; i++) {
         const unsigned char *e = p + HDR_SIZE + SECT_ENTRY * i;
         sect *x = &sects[i];

@@ -213,14 +213,16 @@ static void make_header(const dbg_snap *s, int nsect, unsigned char *h)
     memset(h, 0, HDR_SIZE);
     // NOLINTNEXTLINE(bugprone-not-null-terminated-result): the file's bytes
     memcpy(h, DBG_SNAP_MAGIC, DBG_SNAP_MAGIC_LEN);
-    le_put(h + 8, DBG_SNAP_VERSION, 4);
-    le_put(h + 12, s->ghc_version, 4);
-    h[16] = WORD;
-    h[17] = host_little() ? 1 : 2;
-    le_put(h + 18, (uint64_t)nsect, 2);
-    le_put(h + 24, s->created, 8);
-    le_put(h + 32, s->pid, 8);
-    memcpy(h + 40, s->program, strnlen(s->program, 24));
+    le_put(h + HEAP_SNAPSHOT_OFF_VERSION, DBG_SNAP_VERSION, 4);
+    le_put(h + HEAP_SNAPSHOT_OFF_GHC, s->ghc_version, 4);
+    h[HEAP_SNAPSHOT_OFF_WORD] = WORD;
+    h[HEAP_SNAPSHOT_OFF_ORDER] =
+        host_little() ? HEAP_SNAPSHOT_ORDER_LITTLE : HEAP_SNAPSHOT_ORDER_BIG;
+    le_put(h + HEAP_SNAPSHOT_OFF_NSECT, (uint64_t)nsect, 2);
+    le_put(h + HEAP_SNAPSHOT_OFF_TIME, s->created, 8);
+    le_put(h + HEAP_SNAPSHOT_OFF_PID, s->pid, 8);
+    memcpy(h + HEAP_SNAPSHOT_OFF_PROGRAM, s->program,
+           strnlen(s->program, HEAP_SNAPSHOT_PROGRAM_LEN));
 }
 
 int dbg_snap_check_path(dbg_snap *s, const char *path)
@@ -278,7 +280,8 @@ int dbg_snap_write(dbg_snap *s, const char *path, int level,
     unsigned char head[TABLE_END];
     make_header(s, w.nsect, head);
     memcpy(head + HDR_SIZE, w.table, sizeof(w.table));
-    le_put(head + 20, sum_of(head, TABLE_END) & 0xffffffffu, 4);
+    le_put(head + HEAP_SNAPSHOT_OFF_CHECKSUM,
+           sum_of(head, TABLE_END) & 0xffffffffu, 4);
     if (fseek(w.f, 0, SEEK_SET) != 0 ||
         fwrite(head, 1, TABLE_END, w.f) != TABLE_END || fflush(w.f) != 0) {
         snap_err(s, "%s: %s", tmp, strerror(errno));
@@ -343,7 +346,8 @@ int dbg_snap_pack(dbg_buf *out, const uint32_t *ids, const dbg_buf *raws, int n)
     unsigned char h0[HDR_SIZE];
     make_header(&s, n, h0);
     memcpy(head, h0, HDR_SIZE);
-    le_put(head + 20, sum_of(head, TABLE_END) & 0xffffffffu, 4);
+    le_put(head + HEAP_SNAPSHOT_OFF_CHECKSUM,
+           sum_of(head, TABLE_END) & 0xffffffffu, 4);
     memcpy(out->p, head, TABLE_END);
     return 0;
 }

@@ -129,11 +129,14 @@ static enum MHD_Result export_control(exporter *ex, struct MHD_Connection *c,
         cmd = TARGET_CMD_START_HEAP_PROF;
     else if (strcmp(what, "stop-heap-profiling") == 0)
         cmd = TARGET_CMD_STOP_HEAP_PROF;
+    else if (strcmp(what, "heap-snapshot") == 0)
+        cmd = TARGET_CMD_HEAP_SNAPSHOT;
     else
         return export_text(c, MHD_HTTP_NOT_FOUND,
                            "unknown control: use /control/request-heap-"
-                           "census, /control/start-heap-profiling or "
-                           "/control/stop-heap-profiling\n");
+                           "census, /control/start-heap-profiling, "
+                           "/control/stop-heap-profiling or "
+                           "/control/heap-snapshot\n");
     const char *pid =
         MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
     const char *prog =

@@ -276,6 +276,9 @@ static int live_key(live_view *v, int ch)
     case 's':
         target_send(t, TARGET_CMD_STOP_HEAP_PROF);
         break;
+    case 'S':
+        target_send(t, TARGET_CMD_HEAP_SNAPSHOT);
+        break;
     default:
         break;
     }
@@ -293,6 +296,8 @@ static const char live_about[] =
     "keys:\n"
     "  c      request a heap census (the program needs -hT or -hi)\n"
     "  p / s  start / stop heap profiling\n"
+    "  S      heap snapshot (written by the program: +RTS "
+    "--heap-snapshot-dir)\n"
     "  tab    next target (also j/k, arrows)\n"
     "  q      quit\n";
 

@@ -16,12 +16,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DBG_SNAP_MAGIC "\x89RTSNAP\n"
-#define DBG_SNAP_MAGIC_LEN 8
-/* Format 2 adds the pointer maps of stacks and applications; format 1
- * (stack and argument bitmaps only) is still read. */
-#define DBG_SNAP_VERSION 2
-#define DBG_SNAP_GHC 902
+/* The format's numbers, shared with the RTS's own snapshot writer. Format 2
+ * adds the pointer maps of stacks and applications; format 1 (stack and
+ * argument bitmaps only) is still read. */
+#include "rts/HeapSnapshotFormat.h"
+
+#define DBG_SNAP_MAGIC HEAP_SNAPSHOT_MAGIC
+#define DBG_SNAP_MAGIC_LEN HEAP_SNAPSHOT_MAGIC_LEN
+#define DBG_SNAP_VERSION HEAP_SNAPSHOT_VERSION
+#define DBG_SNAP_GHC HEAP_SNAPSHOT_GHC_VERSION
 
 typedef struct dbg_snap_clo {
     uint64_t addr;

@@ -8,7 +8,8 @@
 -- > import Rtscope.Profiling (requestHeapCensus)  -- GHC 9.0.2 + rtscope
 --
 -- The heap functions need a heap profile (@+RTS -hT@, @-hi@, ...) to act
--- on; 'flushEventLog' an eventlog (@+RTS -l@).
+-- on; 'flushEventLog' an eventlog (@+RTS -l@). 'requestHeapSnapshot' is
+-- rtscope's own (9.2 has none).
 module Rtscope.Profiling
   ( requestHeapCensus
   , startHeapProfTimer
@@ -16,6 +17,7 @@ module Rtscope.Profiling
   , startProfTimer
   , stopProfTimer
   , flushEventLog
+  , requestHeapSnapshot
   ) where
 
 import Foreign.Ptr (Ptr, nullPtr)
@@ -43,3 +45,13 @@ foreign import ccall safe "flushEventLog" c_flushEventLog :: Ptr () -> IO ()
 -- eventlog socket) now.
 flushEventLog :: IO ()
 flushEventLog = c_flushEventLog nullPtr
+
+-- | Write a snapshot of the reachable heap, as @+RTS --heap-snapshot-*@
+-- do: a child process writes it to the directory @--heap-snapshot-dir@
+-- names (default: the working directory) as
+-- @<prog>.<pid>.<n>.api.rtsnap@, which @rtscope debug@ and
+-- @rtscope explore@ read. Returns at once; the program stops only for the
+-- fork. One line on stderr (and in the eventlog) says where the snapshot
+-- is, or why there is none (a snapshot being written already, a full
+-- disk...).
+foreign import ccall safe "rts_requestHeapSnapshot" requestHeapSnapshot :: IO ()
