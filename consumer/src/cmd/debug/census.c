@@ -258,7 +258,7 @@ static void census_print(const census_table *t, const census_state *s,
                          enum census_by by, uint64_t census_ns, size_t nroots)
 {
     uint64_t tc = 0, tb = 0;
-    if (by == BY_HEAP_BAND)
+    if (census_ns)
         printf("heap census: the program's last heap sample before "
                "%" PRIu64 " ns (eventlog time)\n",
                census_ns);
@@ -294,7 +294,10 @@ static void census_print(const census_table *t, const census_state *s,
                s->c.held_bytes);
 }
 
-static int debug_census(const char *target, enum census_by by, int gc)
+/* by BY_HEAP_BAND: -hT's bands, of the heap as it is (a snapshot, a
+ * pause), or (pause_census) at a pause right after the program's census. */
+static int debug_census(const char *target, enum census_by by, int gc,
+                        int pause_census)
 {
     debug_session ss;
     int r = debug_session_open(&ss, target);
@@ -307,9 +310,11 @@ static int debug_census(const char *target, enum census_by by, int gc)
     s.c.by_module = by == BY_MODULE;
     census_table t = {NULL, 0};
     uint64_t census_ns = 0;
-    if (by == BY_HEAP_BAND) {
+    if (pause_census) {
         r = census_heap_pause(&ss, &s, target, &census_ns);
         gc = -1; /* paused: the walk only reads the roots */
+    } else if (by == BY_HEAP_BAND) {
+        r = census_load_blocks(h, &s);
     }
     if (r == 0)
         r = debug_session_walk(&ss, gc, census_visit, &s, 0);
@@ -333,8 +338,9 @@ typedef struct census_args {
     int by_given, heap_census;
 } census_args;
 
-static const char *const census_by_names[] = {"type", "constructor", "info",
-                                              "module", NULL};
+static const char *const census_by_names[] = {"type",   "constructor", "info",
+                                              "module", "band",        NULL};
+#define CENSUS_BY_BAND 4 /* census_by_names' "band" */
 static const char *const census_by_help[] = {
     "closure type (CONSTR_2_0, THUNK, ...)",
     "constructor (main:Main:Leak), other closures by\n"
@@ -342,6 +348,10 @@ static const char *const census_by_help[] = {
     "info table, with its name",
     "the module of the info table's source (-g) or of\n"
     "the constructor",
+    "as a -hT heap census names its bands\n"
+    "(constructor descriptions, else closure types):\n"
+    "heap objects only (static closures counted apart),\n"
+    "each pinned block group whole as ARR_WORDS",
 };
 
 static const opt census_opts[] = {
@@ -377,16 +387,17 @@ int debug_census_run(int argc, char **argv)
         return debug_usage_error(&debug_cmd_census,
                                  "--heap-census has its own pause and bands: "
                                  "no --no-gc, --fork or --by");
-    return debug_census(a.target[0],
-                        ca.heap_census ? BY_HEAP_BAND : (enum census_by)ca.by,
-                        a.gc);
+    enum census_by by = ca.heap_census || ca.by == CENSUS_BY_BAND
+                            ? BY_HEAP_BAND
+                            : (enum census_by)ca.by;
+    return debug_census(a.target[0], by, a.gc, ca.heap_census);
 }
 
 int debug_thunks_run(int argc, char **argv)
 {
     debug_args a;
     int r = debug_parse_args(&debug_cmd_thunks, argc, argv, NULL, 1, &a);
-    return r >= 0 ? r : debug_census(a.target[0], BY_THUNK_SOURCE, a.gc);
+    return r >= 0 ? r : debug_census(a.target[0], BY_THUNK_SOURCE, a.gc, 0);
 }
 
 static const char debug_census_help[] =
@@ -396,10 +407,10 @@ static const char debug_census_help[] =
 
 const debug_command debug_cmd_census = {
     .name = "census",
-    .synopsis =
-        "rtscope debug census TARGET [--by type|constructor|info|module] "
-        "[--no-gc|--fork]\n"
-        "       rtscope debug census TARGET --heap-census\n",
+    .synopsis = "rtscope debug census TARGET "
+                "[--by type|constructor|info|module|band] "
+                "[--no-gc|--fork]\n"
+                "       rtscope debug census TARGET --heap-census\n",
     .help = debug_census_help,
     .opts = census_opts,
     .no_gc = 1,

@@ -1,0 +1,38 @@
+# shellcheck shell=bash
+# Predicates of the snapshot area (heap snapshots the program takes of
+# itself: +RTS --heap-snapshot-*). Sourced by the driver with the general
+# ones (predicates.sh).
+
+# snaps_are DIR WHY N: DIR holds exactly N complete snapshots named
+# PROG.PID.K.WHY.rtsnap (K = 1..N in order of their taking), and no .tmp
+snaps_are() {
+    local dir=$1 why=$2 n=$3 got
+    got=$(find "$dir" -maxdepth 1 -name "*.$why.rtsnap" | wc -l)
+    [ "$got" = "$n" ] || { echo "$got snapshots '$why' in $dir, not $n"; ls -la "$dir"; return 1; }
+    if find "$dir" -maxdepth 1 -name '*.tmp' | grep . >/dev/null; then echo "a .tmp is left in $dir"; return 1; fi
+}
+
+# snap_of DIR WHY K: the path of the K-th snapshot WHY in DIR
+snap_of() { find "$1" -maxdepth 1 -name "*.*.$3.$2.rtsnap" | head -1; }
+
+# max_sample_bands EVENTS: the bands (name bytes) of the largest heap sample of a ghc-events-check output
+max_sample_bands() {
+    awk '$1 == "value" {t[$2] += $4} END {m = -1; for (s in t) if (t[s] > m) {m = t[s]; b = s}; print b}' "$1" |
+        { read -r s; awk -v s="$s" '$1 == "value" && $2 == s {print $3, $4}' "$1"; }
+}
+
+# bands_within_pct A B PCT MIN: every band of A (name bytes) over MIN bytes is in B within PCT percent,
+# and so is every band of B over MIN bytes in A
+bands_within_pct() {
+    awk -v pct="$3" -v min="$4" 'FNR == NR {a[$1] = $2; next} {b[$1] = $2}
+        END {bad = 0
+             for (k in a) if (a[k] > min && (!(k in b) || (b[k] - a[k]) ^ 2 > (pct / 100 * a[k]) ^ 2)) {print "band " k ": " a[k] " vs " b[k]; bad = 1}
+             for (k in b) if (b[k] > min && !(k in a)) {print "band " k ": only in the second (" b[k] ")"; bad = 1}
+             exit bad}' "$1" "$2"
+}
+
+# census_bands SNAP: `rtscope debug census SNAP --by band` as lines "band bytes"
+census_bands() { "$RTSCOPE" debug census "$1" --by band | awk '/^ +[0-9]+ +[0-9]+  /{print $3, $2}'; }
+
+# stock_overflow_lines ERR: the lines a program dying of heap overflow prints, as stock GHC prints them
+stock_overflow_lines() { grep -v '^rtscope: ' "$1"; }
