@@ -156,25 +156,30 @@ size_t ipe_table_count(const ipe_table *t)
     return t->entries.n;
 }
 
+/* A hex digit's value plus one, 0 for any other byte: a table, not
+ * comparisons, since every -hi sample's label is parsed (the digits and
+ * letters of an address mix, which branches mispredict). */
+static const uint8_t ipe_hex1[256] = {
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,
+    ['6'] = 7,  ['7'] = 8,  ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+    ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
+    ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 int ipe_parse_address(el_str label, uint64_t *addr)
 {
     if (label.len < 3 || label.len > 18 || label.ptr[0] != '0' ||
         (label.ptr[1] != 'x' && label.ptr[1] != 'X'))
         return -1;
     uint64_t v = 0;
+    unsigned bad = 0;
     for (size_t i = 2; i < label.len; i++) {
-        char c = label.ptr[i];
-        unsigned d;
-        if (c >= '0' && c <= '9')
-            d = (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            d = (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            d = (unsigned)(c - 'A' + 10);
-        else
-            return -1;
-        v = v << 4 | d;
+        unsigned d = ipe_hex1[(unsigned char)label.ptr[i]];
+        bad |= d == 0;
+        v = v << 4 | ((d - 1) & 15);
     }
+    if (bad)
+        return -1;
     *addr = v;
     return 0;
 }

@@ -143,6 +143,65 @@ START_TEST(hp_hi_bands) {
 }
 END_TEST
 
+/* An IPE event for an address whose band was named already: later samples
+ * take the new name (the writer keeps names it made by address), and
+ * residencies print as fprintf's %" PRIu64 " did, 0 and the largest too. */
+static void hp_ipe(hp_writer *w, uint64_t info, const char *con) {
+  el_event ev = hp_ev(EL_IPE, 0);
+  ev.u.ipe.info = info;
+  ev.u.ipe.table_name = hp_str("T", 1);
+  ev.u.ipe.closure_desc = hp_str("1", 1);
+  ev.u.ipe.ty_desc = hp_str("", 0);
+  ev.u.ipe.label = hp_str(con, strlen(con));
+  ev.u.ipe.module = hp_str("Main", 4);
+  ev.u.ipe.srcloc = hp_str("", 0);
+  ck_assert_int_eq(hp_writer_event(w, &ev), 0);
+}
+
+static char *hp_ipe_name(uint64_t info, const char *con) {
+  ipe_entry e = {info, "T", "1", "", con, "Main", "", NULL};
+  char name[256];
+  ipe_display_name(name, sizeof(name), &e);
+  for (char *p = name; *p; p++)
+    if (*p == ' ')
+      *p = '_';
+  return strdup(name);
+}
+
+START_TEST(hp_hi_renamed) {
+  char *out = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&out, &len);
+  hp_writer *w = hp_writer_new(f, 0);
+  el_event ev = hp_ev(EL_HEAP_PROF_BEGIN, 0);
+  ev.u.heap_prof_begin.breakdown = EL_BREAKDOWN_INFO_TABLE;
+  ck_assert_int_eq(hp_writer_event(w, &ev), 0);
+  hp_ipe(w, 0x4c5e10, "Old");
+  hp_type(w, EL_HEAP_PROF_SAMPLE_BEGIN, 1.0);
+  hp_sample(w, "0x4c5e10", 0, 1.0);
+  hp_sample(w, "0x4c5e10", UINT64_MAX, 1.0);
+  hp_type(w, EL_HEAP_PROF_SAMPLE_END, 1.0);
+  hp_ipe(w, 0x4c5e10, "New");
+  hp_type(w, EL_HEAP_PROF_SAMPLE_BEGIN, 2.0);
+  hp_sample(w, "0x4c5e10", 1234567890, 2.0);
+  ck_assert_int_eq(hp_writer_finish(w, 0), 0);
+  hp_writer_free(w);
+  fclose(f);
+  char *old_name = hp_ipe_name(0x4c5e10, "Old");
+  char *new_name = hp_ipe_name(0x4c5e10, "New");
+  char want[1024];
+  snprintf(want, sizeof(want),
+           "BEGIN_SAMPLE 1.000000\n%s\t0\n%s\t18446744073709551615\n"
+           "END_SAMPLE 1.000000\nBEGIN_SAMPLE 2.000000\n%s\t1234567890\n"
+           "END_SAMPLE 2.000000\n",
+           old_name, old_name, new_name);
+  ck_assert_ptr_nonnull(strstr(out, want));
+  free(old_name);
+  free(new_name);
+  free(out);
+}
+END_TEST
+
 START_TEST(hp_long_band) {
   /* a name longer than the writer's buffer, white space past it */
   char label[301], want[320];
@@ -183,6 +242,7 @@ Suite *hp_suite(void) {
   TCase *tc = tcase_create("writer");
   tcase_add_test(tc, hp_samples_and_marks);
   tcase_add_test(tc, hp_hi_bands);
+  tcase_add_test(tc, hp_hi_renamed);
   tcase_add_test(tc, hp_long_band);
   tcase_add_test(tc, hp_write_error);
   suite_add_tcase(s, tc);
