@@ -87,7 +87,7 @@
  * _exit().
  */
 
-#define SNAP_SUFFIX ".rtsnap"
+#define SNAP_SUFFIX ".rsnap"
 
 static struct {
     pid_t writer;               // the writer in flight, or 0
@@ -237,7 +237,7 @@ writerMain (int report_fd, const char *path, pid_t parent, StgWord64 t0)
    The parent: starting and reaping writers
    -------------------------------------------------------------------------- */
 
-// The name of the next snapshot: DIR/PROG.PID.SEQ.WHY.rtsnap.
+// The name of the next snapshot: DIR/PROG.PID.SEQ.WHY.rsnap.
 static bool
 nextPath (const char *why, char *out, size_t len)
 {

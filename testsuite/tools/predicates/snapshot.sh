@@ -4,16 +4,16 @@
 # ones (predicates.sh).
 
 # snaps_are DIR WHY N: DIR holds exactly N complete snapshots named
-# PROG.PID.K.WHY.rtsnap (K = 1..N in order of their taking), and no .tmp
+# PROG.PID.K.WHY.rsnap (K = 1..N in order of their taking), and no .tmp
 snaps_are() {
     local dir=$1 why=$2 n=$3 got
-    got=$(find "$dir" -maxdepth 1 -name "*.$why.rtsnap" | wc -l)
+    got=$(find "$dir" -maxdepth 1 -name "*.$why.rsnap" | wc -l)
     [ "$got" = "$n" ] || { echo "$got snapshots '$why' in $dir, not $n"; ls -la "$dir"; return 1; }
     if find "$dir" -maxdepth 1 -name '*.tmp' | grep . >/dev/null; then echo "a .tmp is left in $dir"; return 1; fi
 }
 
 # snap_of DIR WHY K: the path of the K-th snapshot WHY in DIR
-snap_of() { find "$1" -maxdepth 1 -name "*.*.$3.$2.rtsnap" | head -1; }
+snap_of() { find "$1" -maxdepth 1 -name "*.*.$3.$2.rsnap" | head -1; }
 
 # max_sample_bands EVENTS: the bands (name bytes) of the largest heap sample of a ghc-events-check output
 max_sample_bands() {

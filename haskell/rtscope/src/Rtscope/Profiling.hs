@@ -49,7 +49,7 @@ flushEventLog = c_flushEventLog nullPtr
 -- | Write a snapshot of the reachable heap, as @+RTS --heap-snapshot-*@
 -- do: a child process writes it to the directory @--heap-snapshot-dir@
 -- names (default: the working directory) as
--- @<prog>.<pid>.<n>.api.rtsnap@, which @rtscope debug@ and
+-- @<prog>.<pid>.<n>.api.rsnap@, which @rtscope debug@ and
 -- @rtscope explore@ read. Returns at once; the program stops only for the
 -- fork. One line on stderr (and in the eventlog) says where the snapshot
 -- is, or why there is none (a snapshot being written already, a full
