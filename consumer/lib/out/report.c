@@ -148,7 +148,7 @@ void report_spark(FILE *f, const profile *p, const profile_band *b,
         size_t from = j * n / np, to = (j + 1) * n / np;
         double sum = 0, cnt = 0;
         for (size_t i = from; i < to; i++) {
-            sum += b->buckets[bk[i]];
+            sum += profile_band_bucket(p, (size_t)(b - p->bands), bk[i]);
             cnt += p->bucket_count[bk[i]];
         }
         pts[j] = cnt > 0 ? sum / cnt : 0;
@@ -275,7 +275,8 @@ static void report_chart(report_out *o, const profile *p,
         if (chart[c]) {
             in[chart[c] - p->bands] = 1;
             for (size_t i = 0; i < nbk; i++)
-                v[bk[i]] = chart[c]->buckets[bk[i]];
+                v[bk[i]] = profile_band_bucket(p, (size_t)(chart[c] - p->bands),
+                                               bk[i]);
         }
         report_series(f, p, v, bk, nbk);
     }
@@ -286,7 +287,7 @@ static void report_chart(report_out *o, const profile *p,
             continue;
         rest++;
         for (size_t i = 0; i < nbk; i++)
-            v[bk[i]] += p->bands[b].buckets[bk[i]];
+            v[bk[i]] += profile_band_bucket(p, b, bk[i]);
     }
     if (rest) {
         if (nchart)

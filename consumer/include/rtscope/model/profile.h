@@ -72,7 +72,6 @@ typedef struct profile_band {
     /* running sums over the censuses where the band is present */
     double sum_v, sum_v2, sum_tv, integral, max_v;
     uint64_t present; /* censuses with a value */
-    float *buckets;   /* sum of values per time bucket, or NULL */
     /* set by profile_finish() */
     char *name;           /* display name (owned), never NULL */
     const ipe_entry *ipe; /* -hi provenance, or NULL */
@@ -119,8 +118,13 @@ typedef struct profile {
     /* bands */
     profile_band *bands;
     size_t nbands, bands_cap;
-    hmap index; /* label hash -> band number */
-    /* the time grid of band series */
+    hmap index;      /* label hash -> band number */
+    hmap index_addr; /* -hi address label's number -> band number (Note
+                        [Bands by address] in profile.c) */
+    /* the time grid of band series: each band's sum of values per time
+     * bucket (profile_band_bucket), PROFILE_TILE bands a tile */
+    float **tiles;
+    size_t ntiles;
     size_t nb; /* buckets (power of two) */
     double bw; /* bucket width, seconds */
     uint32_t *bucket_count;
@@ -188,6 +192,16 @@ int profile_finish(profile *p);
 static inline double profile_bucket_time(const profile *p, size_t b)
 {
     return p->bucket_tsum[b] / p->bucket_count[b];
+}
+
+/* Band `band`'s sum of values in time bucket i (i < nb): the grid is kept
+ * in tiles of PROFILE_TILE bands, bucket by bucket (Note [band series
+ * grid] in profile.c). */
+#define PROFILE_TILE 64
+static inline float profile_band_bucket(const profile *p, size_t band, size_t i)
+{
+    return p
+        ->tiles[band / PROFILE_TILE][i * PROFILE_TILE + band % PROFILE_TILE];
 }
 
 #endif
