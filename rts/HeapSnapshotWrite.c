@@ -105,7 +105,7 @@ sumAdd (SnapSum *c, const unsigned char *p, size_t n)
         }
     }
     for (; n >= 8; p += 8, n -= 8) c->h = sumMix(c->h, getLe64(p));
-    memcpy(c->tail, p, n);
+    if (n != 0) memcpy(c->tail, p, n);
     c->ntail += (unsigned) n;
 }
 
@@ -210,7 +210,7 @@ static void
 sectEnd (SnapOut *o, StgWord64 raw)
 {
     if (o->left != 0 && o->err == 0) o->err = EINVAL;   // a bug: less
-    unsigned char *e = o->table + HEAP_SNAPSHOT_SECT_ENTRY * o->nsect++;
+    unsigned char *e = o->table + (size_t) HEAP_SNAPSHOT_SECT_ENTRY * o->nsect++;
     putLe(e, o->id, 4);
     putLe(e + 4, 0, 4);
     putLe(e + 8, o->start, 8);

@@ -83,4 +83,4 @@ enum HeapSnapshotSection {
 #define HEAP_SNAPSHOT_ZSTD_MAGIC       0xFD2FB528u
 #define HEAP_SNAPSHOT_ZSTD_RAW_DESC    0xE0
 #define HEAP_SNAPSHOT_ZSTD_RAW_HEAD    13   /* magic, descriptor, size */
-#define HEAP_SNAPSHOT_ZSTD_RAW_BLOCK   (128 * 1024)
+#define HEAP_SNAPSHOT_ZSTD_RAW_BLOCK   131072   /* 128 KiB */
