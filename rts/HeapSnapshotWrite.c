@@ -78,13 +78,6 @@ getLe64 (const unsigned char *p)
    The snapshot checksum (HeapSnapshotFormat.h)
    -------------------------------------------------------------------------- */
 
-static StgWord64
-sumMix (StgWord64 h, StgWord64 w)
-{
-    h = (h ^ w) * HEAP_SNAPSHOT_SUM_PRIME;
-    return h ^ (h >> 32);
-}
-
 static void
 sumInit (SnapSum *c)
 {
@@ -100,11 +93,11 @@ sumAdd (SnapSum *c, const unsigned char *p, size_t n)
         c->tail[c->ntail++] = *p++;
         n--;
         if (c->ntail == 8) {
-            c->h = sumMix(c->h, getLe64(c->tail));
+            c->h = heap_snapshot_sum_mix(c->h, getLe64(c->tail));
             c->ntail = 0;
         }
     }
-    for (; n >= 8; p += 8, n -= 8) c->h = sumMix(c->h, getLe64(p));
+    for (; n >= 8; p += 8, n -= 8) c->h = heap_snapshot_sum_mix(c->h, getLe64(p));
     if (n != 0) memcpy(c->tail, p, n);
     c->ntail += (unsigned) n;
 }
@@ -114,15 +107,9 @@ sumEnd (SnapSum *c)
 {
     if (c->ntail != 0) {
         memset(c->tail + c->ntail, 0, 8 - c->ntail);
-        c->h = sumMix(c->h, getLe64(c->tail));
+        c->h = heap_snapshot_sum_mix(c->h, getLe64(c->tail));
     }
-    StgWord64 h = c->h ^ c->len;
-    h ^= h >> 33;
-    h *= HEAP_SNAPSHOT_SUM_FIN1;
-    h ^= h >> 33;
-    h *= HEAP_SNAPSHOT_SUM_FIN2;
-    h ^= h >> 33;
-    return h;
+    return heap_snapshot_sum_end(c->h, c->len);
 }
 
 /* -----------------------------------------------------------------------------

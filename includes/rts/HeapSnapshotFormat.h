@@ -8,11 +8,14 @@
  * snapshots of its own heap: rts/HeapSnapshotWrite.c) and by rtscope's
  * consumer (consumer/lib/debug/snap*.c, which writes and reads them).
  *
- * Plain C: macros and enumerations only, no RTS types.
+ * Plain C: macros, enumerations and the checksum's two steps (static
+ * inline, on uint64_t), no RTS types.
  *
  * ---------------------------------------------------------------------------*/
 
 #pragma once
+
+#include <stdint.h>
 
 #define HEAP_SNAPSHOT_MAGIC        "\x89RTSNAP\n"
 #define HEAP_SNAPSHOT_MAGIC_LEN    8
@@ -73,6 +76,27 @@ enum HeapSnapshotSection {
 #define HEAP_SNAPSHOT_SUM_PRIME  0x100000001b3ULL
 #define HEAP_SNAPSHOT_SUM_FIN1   0xff51afd7ed558ccdULL
 #define HEAP_SNAPSHOT_SUM_FIN2   0xc4ceb9fe1a85ec53ULL
+
+/* One word into the checksum h. */
+static inline uint64_t
+heap_snapshot_sum_mix (uint64_t h, uint64_t w)
+{
+    h = (h ^ w) * HEAP_SNAPSHOT_SUM_PRIME;
+    return h ^ (h >> 32);
+}
+
+/* The checksum of len bytes whose words made h. */
+static inline uint64_t
+heap_snapshot_sum_end (uint64_t h, uint64_t len)
+{
+    h ^= len;
+    h ^= h >> 33;
+    h *= HEAP_SNAPSHOT_SUM_FIN1;
+    h ^= h >> 33;
+    h *= HEAP_SNAPSHOT_SUM_FIN2;
+    h ^= h >> 33;
+    return h;
+}
 
 /* Sections are zstd frames. A writer without a compressor (the RTS) stores
  * each as one frame of raw blocks: the frame header (magic, descriptor

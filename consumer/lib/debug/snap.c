@@ -73,12 +73,10 @@ int buf_le(dbg_buf *b, uint64_t x, int n)
  * second; the shift carries every bit of a word into the low half. */
 
 #define FNV_OFFSET HEAP_SNAPSHOT_SUM_SEED
-#define FNV_PRIME HEAP_SNAPSHOT_SUM_PRIME
 
 static uint64_t mixw(uint64_t h, uint64_t w)
 {
-    h = (h ^ w) * FNV_PRIME;
-    return h ^ (h >> 32);
+    return heap_snapshot_sum_mix(h, w);
 }
 
 void sum_init(snap_sum *c)
@@ -119,13 +117,7 @@ uint64_t sum_end(snap_sum *c)
         c->h = mixw(c->h, le_get(c->tail, 8));
         c->ntail = 0;
     }
-    uint64_t h = c->h ^ c->len;
-    h ^= h >> 33;
-    h *= HEAP_SNAPSHOT_SUM_FIN1;
-    h ^= h >> 33;
-    h *= HEAP_SNAPSHOT_SUM_FIN2;
-    h ^= h >> 33;
-    return h;
+    return heap_snapshot_sum_end(c->h, c->len);
 }
 
 uint64_t sum_of(const unsigned char *p, size_t n)
