@@ -51,6 +51,13 @@ typedef struct {
     size_t mask, n;
 } WordSet;
 
+// The SRTs of the info tables met last, by info pointer (direct-mapped): a
+// table is verified and its SRT found once, not once a closure.
+#define SRT_CACHE 4096
+typedef struct {
+    StgWord info, srt;
+} SrtCache;
+
 struct SnapWalk_ {
     WordVec roots, todo, statics_sorted, infos_sorted;
     WordSet statics, infos, bad;
@@ -62,6 +69,7 @@ struct SnapWalk_ {
     uint8_t *map;               // a pointer map, mapcap bytes
     StgWord mapcap;
     bool oom;
+    SrtCache srt_cache[SRT_CACHE];
 };
 
 static bool
@@ -212,12 +220,20 @@ visitWords (SnapWalk *w, StgWord p, StgWord size, StgWord first, StgWord count)
     for (StgWord i = first; i < first + count && i < size; i++) visit(w, word[i]);
 }
 
+// Note the info table (in the set, once) and visit its SRT.
 static void
-visitSrt (SnapWalk *w, StgWord info_ptr)
+visitInfo (SnapWalk *w, StgWord info_ptr)
 {
-    StgWord srt = 0;
-    const char *why = NULL;
-    if (stubSrtOf(info_ptr, &srt, &why) && srt != 0) visit(w, srt);
+    SrtCache *e = &w->srt_cache[slotOf(info_ptr, SRT_CACHE - 1)];
+    if (e->info != info_ptr) {
+        StgWord srt = 0;
+        const char *why = NULL;
+        setAdd(w, &w->infos, info_ptr);
+        if (!stubSrtOf(info_ptr, &srt, &why)) srt = 0;
+        e->info = info_ptr;
+        e->srt = srt;
+    }
+    if (e->srt != 0) visit(w, e->srt);
 }
 
 // The words a pointer map marks, and the info tables and SRTs of its frames.
@@ -229,8 +245,7 @@ visitMap (SnapWalk *w, StgWord p, StgWord size)
         if (w->map[i] == DEBUG_STUB_WORD_PTR) {
             visit(w, word[i]);
         } else if (w->map[i] == DEBUG_STUB_WORD_FRAME) {
-            setAdd(w, &w->infos, word[i]);
-            visitSrt(w, word[i]);
+            visitInfo(w, word[i]);
         }
     }
 }
@@ -329,9 +344,7 @@ readClosure (SnapWalk *w, StgWord p)
         setAdd(w, &w->bad, p);
         return;
     }
-    StgWord info_ptr = (StgWord) ((StgClosure *) p)->header.info;
-    setAdd(w, &w->infos, info_ptr);
-    visitSrt(w, info_ptr);
+    visitInfo(w, (StgWord) ((StgClosure *) p)->header.info);
     if (stubNeedsPointerMap(info->type)) visitMap(w, p, size);
     else visitFields(w, p, size, info);
 }

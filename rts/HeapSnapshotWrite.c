@@ -70,7 +70,11 @@ static StgWord64
 getLe64 (const unsigned char *p)
 {
     StgWord64 x = 0;
+#if defined(WORDS_BIGENDIAN)
     for (int i = 7; i >= 0; i--) x = (x << 8) | p[i];
+#else
+    memcpy(&x, p, sizeof(x));
+#endif
     return x;
 }
 
@@ -302,9 +306,11 @@ recInfo (Rec *r, StgWord p)
 typedef struct {
     SnapOut *o;
     StgWord64 prev;
-    StgWord64 count, index_bytes, data_bytes, map_bytes;
-    uint8_t *map;
-    StgWord mapcap;
+    StgWord64 count, data_bytes, map_bytes;
+    Rec index;                  // CLOSURE_INDEX, built in the first pass
+    StgWord *mapped;            // the closures with a pointer map, in order
+    size_t nmapped, capmapped;
+    bool oom;
 } ClosurePass;
 
 static unsigned
@@ -320,19 +326,7 @@ varint (unsigned char *t, StgWord64 x)
     return n;
 }
 
-static bool
-countCb (void *user, StgWord p, StgWord size)
-{
-    ClosurePass *c = user;
-    unsigned char t[10];
-    c->count++;
-    c->index_bytes += varint(t, p - c->prev) + varint(t, size * sizeof(StgWord));
-    c->prev = p;
-    c->data_bytes += size * sizeof(StgWord);
-    if (stubNeedsPointerMap(get_itbl((StgClosure *) p)->type)) c->map_bytes += 12 + size;
-    return true;
-}
-
+// The first pass: the index, the counts, the closures with pointer maps.
 static bool
 indexCb (void *user, StgWord p, StgWord size)
 {
@@ -340,9 +334,22 @@ indexCb (void *user, StgWord p, StgWord size)
     unsigned char t[20];
     unsigned n = varint(t, p - c->prev);
     n += varint(t + n, size * sizeof(StgWord));
+    recPut(&c->index, t, n);
     c->prev = p;
-    sectPut(c->o, t, n);
-    return c->o->err == 0;
+    c->count++;
+    c->data_bytes += size * sizeof(StgWord);
+    if (stubNeedsPointerMap(get_itbl((StgClosure *) p)->type)) {
+        if (c->nmapped == c->capmapped) {
+            size_t cap = c->capmapped ? 2 * c->capmapped : 256;
+            StgWord *m = realloc(c->mapped, cap * sizeof(StgWord));
+            if (m == NULL) { c->oom = true; return false; }
+            c->mapped = m;
+            c->capmapped = cap;
+        }
+        c->mapped[c->nmapped++] = p;
+        c->map_bytes += 12 + size;
+    }
+    return !c->index.oom;
 }
 
 static bool
@@ -353,52 +360,53 @@ dataCb (void *user, StgWord p, StgWord size)
     return c->o->err == 0;
 }
 
-static bool
-mapCb (void *user, StgWord p, StgWord size)
+// PTR_MAPS: each pointer map, as the walk computed it (the same heap).
+static void
+writeMaps (SnapOut *o, const ClosurePass *c)
 {
-    ClosurePass *c = user;
-    if (!stubNeedsPointerMap(get_itbl((StgClosure *) p)->type)) return true;
-    if (size > c->mapcap) {
-        uint8_t *m = realloc(c->map, size);
-        if (m == NULL) { c->o->err = ENOMEM; return false; }
-        c->map = m;
-        c->mapcap = size;
+    uint8_t *map = NULL;
+    StgWord mapcap = 0;
+    sectBegin(o, HEAP_SNAPSHOT_PTR_MAPS, c->map_bytes);
+    for (size_t i = 0; i < c->nmapped && o->err == 0; i++) {
+        StgWord p = c->mapped[i];
+        StgWord size = closure_sizeW((StgClosure *) p);
+        if (size > mapcap) {
+            uint8_t *m = realloc(map, size);
+            if (m == NULL) { o->err = ENOMEM; break; }
+            map = m;
+            mapcap = size;
+        }
+        char buf[160];
+        (void) stubPointerMap(p, size, map, buf, sizeof(buf));
+        unsigned char h[12];
+        putLe(h, p, 8);
+        putLe(h + 8, size, 4);
+        sectPut(o, h, sizeof(h));
+        sectPut(o, map, size);
     }
-    char buf[160];
-    // the walk computed it once: it succeeds again on the same heap
-    (void) stubPointerMap(p, size, c->map, buf, sizeof(buf));
-    unsigned char h[12];
-    putLe(h, p, 8);
-    putLe(h + 8, size, 4);
-    sectPut(c->o, h, sizeof(h));
-    sectPut(c->o, c->map, size);
-    return c->o->err == 0;
+    sectEnd(o, c->map_bytes);
+    free(map);
 }
 
 static void
 writeClosures (SnapOut *o, const SnapWalk *w, SnapWriteStats *st)
 {
     ClosurePass c = { .o = o };
-    snapForEachClosure(w, countCb, &c);
+    snapForEachClosure(w, indexCb, &c);
+    if ((c.oom || c.index.oom) && o->err == 0) o->err = ENOMEM;
     st->closures = c.count;
     st->heap_bytes = c.data_bytes;
-
-    sectBegin(o, HEAP_SNAPSHOT_CLOSURE_INDEX, c.index_bytes);
-    c.prev = 0;
-    snapForEachClosure(w, indexCb, &c);
-    sectEnd(o, c.index_bytes);
-
-    sectBegin(o, HEAP_SNAPSHOT_CLOSURE_DATA, c.data_bytes);
-    snapForEachClosure(w, dataCb, &c);
-    sectEnd(o, c.data_bytes);
-
-    sectWhole(o, HEAP_SNAPSHOT_STACK_BITMAPS, "", 0);
-    sectWhole(o, HEAP_SNAPSHOT_FUN_BITMAPS, "", 0);
-
-    sectBegin(o, HEAP_SNAPSHOT_PTR_MAPS, c.map_bytes);
-    snapForEachClosure(w, mapCb, &c);
-    sectEnd(o, c.map_bytes);
-    free(c.map);
+    if (o->err == 0) {
+        sectWhole(o, HEAP_SNAPSHOT_CLOSURE_INDEX, c.index.p, c.index.n);
+        sectBegin(o, HEAP_SNAPSHOT_CLOSURE_DATA, c.data_bytes);
+        snapForEachClosure(w, dataCb, &c);
+        sectEnd(o, c.data_bytes);
+        sectWhole(o, HEAP_SNAPSHOT_STACK_BITMAPS, "", 0);
+        sectWhole(o, HEAP_SNAPSHOT_FUN_BITMAPS, "", 0);
+        writeMaps(o, &c);
+    }
+    free(c.index.p);
+    free(c.mapped);
 }
 
 /* -----------------------------------------------------------------------------
