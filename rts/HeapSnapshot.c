@@ -95,7 +95,8 @@ static struct {
     char path[PATH_MAX];        // its snapshot's name
     char why[16];
     StgWord64 started_ns;
-    StgWord64 fork_ns;          // the pause the last fork cost
+    StgWord64 pause_ns;         // what the program stopped for: the fork,
+                                // or (a request, threaded) the whole pause
     StgWord64 last_reap_ns;
     unsigned seq;               // snapshots begun by this process
     volatile sig_atomic_t pending;   // a request waits
@@ -279,7 +280,7 @@ writerEnded (int status)
         say("heap snapshot (%s) written: %s (%llu closures, %.1f MB of heap, "
             "%.1f MB, %.2f s; the program paused %.1f ms)%s",
             hs.why, hs.path, closures, heap / 1e6, file / 1e6, ns / 1e9,
-            hs.fork_ns / 1e6, unreadable ? "; some closures were unreadable" : "");
+            hs.pause_ns / 1e6, unreadable ? "; some closures were unreadable" : "");
     } else {
         char tmp[PATH_MAX + 8];
         snprintf(tmp, sizeof(tmp), "%s.tmp", hs.path);
@@ -344,7 +345,7 @@ take (const char *why, bool wait)
     pid_t pid = fork();
     if (pid == 0) writerMain(pfd[1], path, parent, t0);
     int err = errno;
-    hs.fork_ns = getMonotonicNSec() - t0;
+    hs.pause_ns = getMonotonicNSec() - t0;
     close(pfd[1]);
     if (pid < 0) {
         close(pfd[0]);
@@ -362,16 +363,19 @@ take (const char *why, bool wait)
     return TAKE_STARTED;
 }
 
-// A request served (the caller has stopped every mutator).
-static void
+// A request served (the caller has stopped every mutator); whether a
+// writer started.
+static bool
 serveRequest (void)
 {
-    if (!hs.pending) return;
+    if (!hs.pending) return false;
     const char *why = hs.pending_why != NULL ? hs.pending_why : "request";
     hs.pending = 0;
-    if (take(why, false) == TAKE_BUSY) {
+    TakeResult r = take(why, false);
+    if (r == TAKE_BUSY) {
         say("heap snapshot (%s) not taken: one is being written (%s)", why, hs.path);
     }
+    return r == TAKE_STARTED;
 }
 
 /* -----------------------------------------------------------------------------
@@ -402,9 +406,16 @@ threadMain (void *arg STG_UNUSED)
         HS_UNLOCK();
         if (stop) return NULL;
         if (hs.pending) {
+            StgWord64 t0 = getMonotonicNSec();
             PauseToken *t = rts_pause();
-            serveRequest();
+            bool started = serveRequest();
             rts_resume(t);
+            if (started) {
+                // the whole pause, not only the fork (reaped here, later)
+                HS_LOCK();
+                hs.pause_ns = getMonotonicNSec() - t0;
+                HS_UNLOCK();
+            }
         }
         HS_LOCK();
         reapLocked(false);
@@ -559,7 +570,7 @@ void
 heapSnapshotSchedule (void)
 {
 #if !defined(THREADED_RTS)
-    serveRequest();
+    (void) serveRequest();
     if (hs.writer != 0) {
         StgWord64 now = getMonotonicNSec();
         if (now - hs.last_reap_ns > 100000000) {
