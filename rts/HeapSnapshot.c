@@ -455,6 +455,10 @@ startThread (void)
     HS_UNLOCK();
 }
 
+#else
+
+static void wake (void) { }
+
 #endif /* THREADED_RTS */
 
 /* -----------------------------------------------------------------------------
@@ -504,10 +508,11 @@ initHeapSnapshots (void)
     initMutex(&hs.lock);
 #endif
     hs.at_next = c->at_size;
-    if (c->signal != 0) {
 #if defined(THREADED_RTS)
-        startThread();
+    // the thread that reaps (and reports) writers, and serves signals
+    if (c->signal != 0 || c->at_size != 0 || c->on_overflow) startThread();
 #endif
+    if (c->signal != 0) {
         struct sigaction sa;
         memset(&sa, 0, sizeof(sa));
         sa.sa_handler = onSignal;
@@ -554,13 +559,14 @@ heapSnapshotAfterGc (bool major_gc)
     const HeapSnapshotConfig *c = &heap_snapshot_config;
     if (heap_overflow && c->on_overflow && !hs.overflow_taken) {
         hs.overflow_taken = true;
-        take("overflow", true);
+        if (take("overflow", true) == TAKE_STARTED) wake();
         return;
     }
     if (!major_gc || c->at_size == 0 || hs.at_taken >= c->at_count) return;
     StgWord64 live = liveBytes();
     if (live < hs.at_next) return;
     if (take("at", false) == TAKE_STARTED) {
+        wake();                         // to watch the writer's end
         hs.at_taken++;
         hs.at_next = (StgWord64) ((double) live * c->at_factor);
     }
