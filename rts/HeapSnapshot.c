@@ -301,6 +301,15 @@ writerEnded (int status)
     hs.writer = 0;
 }
 
+// Whether the writer's report pipe has its report or its end (the writer
+// reports, then exits at once).
+static bool
+reportReady (void)
+{
+    struct pollfd p = { .fd = hs.report_fd, .events = POLLIN };
+    return hs.report_fd < 0 || poll(&p, 1, 0) > 0;
+}
+
 // Reap the writer if it has ended (wait: until it has). Lock held.
 static void
 reapLocked (bool wait)
@@ -312,7 +321,14 @@ reapLocked (bool wait)
         r = waitpid(hs.writer, &status, wait ? 0 : WNOHANG);
     } while (r < 0 && errno == EINTR);
     if (r == 0) return;                         // still at work
-    writerEnded(r == hs.writer ? status : -1);  // or reaped by the program
+    if (r < 0) {
+        // not ours to wait for (the program ignores SIGCHLD, or reaped it
+        // itself): its end is the pipe's, which a wait reads up to
+        if (!wait && !reportReady()) return;
+        writerEnded(-1);
+        return;
+    }
+    writerEnded(status);
 }
 
 typedef enum { TAKE_STARTED, TAKE_BUSY, TAKE_FAILED } TakeResult;
