@@ -2,6 +2,7 @@
 #include "explore.h"
 
 #include "rtscope/base/grow.h"
+#include "rtscope/debug/heap_export.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,40 +10,15 @@
 
 /* ---- the roots ---------------------------------------------------------- */
 
-enum root_group {
-    RG_SAVED,
-    RG_THREADS,
-    RG_STATIC,
-    RG_STABLE,
-    RG_WEAK,
-    RG_OTHER,
-    RG_N
-};
-
-static const char *const group_title[RG_N] = {
-    "Saved objects",         "Threads",
-    "CAFs and static roots", "Stable pointers and names",
-    "Weak pointers",         "Other roots (capabilities' messages)"};
-
-static enum root_group group_of(uint32_t type)
-{
-    if (type == GHC_TSO)
-        return RG_THREADS;
-    if (type == GHC_WEAK)
-        return RG_WEAK;
-    if (type == GHC_IND_STATIC || type == GHC_THUNK_STATIC ||
-        type == GHC_FUN_STATIC || type == GHC_CONSTR_NOCAF)
-        return RG_STATIC;
-    if (type == GHC_PRIM || type == GHC_MUT_PRIM)
-        return RG_OTHER;
-    return RG_STABLE;
-}
+/* The groups and their titles are lib/debug's (heap_export.h), so that
+ * the explorer and a .heapsnapshot group the roots alike. */
 
 /* The group heading and its roots (a chain under it). */
-static int add_group(xt_tree *t, enum root_group g, const uint64_t *addrs,
+static int add_group(xt_tree *t, enum dbg_root_group g, const uint64_t *addrs,
                      size_t n)
 {
-    uint32_t gi = xt_node_new(t, XT_GROUP, XT_NONE, 0, strdup(group_title[g]));
+    uint32_t gi =
+        xt_node_new(t, XT_GROUP, XT_NONE, 0, strdup(dbg_root_group_title[g]));
     if (gi == XT_NONE || xt_top_add(t, gi) != 0)
         return -1;
     char text[64];
@@ -94,16 +70,16 @@ int xt_build(xt_tree *t, dbg_heap *h, const uint64_t *roots, size_t nroots,
         uint32_t type;
         if (root_type(t, roots[i], &type) != 0)
             goto done;
-        grp[i] = (uint8_t)group_of(type);
+        grp[i] = (uint8_t)dbg_root_group_of(type);
     }
-    if (nsaved && add_group(t, RG_SAVED, roots + ngc, nsaved) != 0)
+    if (nsaved && add_group(t, DBG_RG_SAVED, roots + ngc, nsaved) != 0)
         goto done;
-    for (int g = RG_THREADS; g < RG_N; g++) {
+    for (int g = DBG_RG_THREADS; g < DBG_RG_N; g++) {
         size_t n = 0;
         for (size_t i = 0; i < ngc; i++)
             if (grp[i] == g)
                 by[n++] = roots[i] & ~(uint64_t)7;
-        if (n && add_group(t, (enum root_group)g, by, n) != 0)
+        if (n && add_group(t, (enum dbg_root_group)g, by, n) != 0)
             goto done;
     }
     if (nsaved && t->views[0].ntop)
