@@ -163,6 +163,14 @@ findRegion (StubRegion *idx, size_t n, StgWord p)
     return NULL;
 }
 
+ssize_t
+stubHeapRegionIndex (StgWord p)
+{
+    heapBuild();
+    StubRegion *r = findRegion(heap_idx, heap_n, p);
+    return r == NULL ? -1 : (ssize_t) (r - heap_idx);
+}
+
 bool
 stubHeapRegion (StgWord p, StubRegion *out)
 {

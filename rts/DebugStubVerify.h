@@ -49,6 +49,9 @@ StgWord stubClosureSizeW (StgWord p, const char **why);
 /* Every heap block group, sorted by address, each once: as an array
  * (valid until the next stubVerifyNewPause), or one by one. */
 const StubRegion *stubHeapRegions (size_t *n);
+
+/* The index in stubHeapRegions() of the block group holding p, or -1. */
+ssize_t stubHeapRegionIndex (StgWord p);
 typedef void (*StubBlockFn) (void *user, const StubRegion *r);
 void stubForEachBlock (StubBlockFn fn, void *user);
 

@@ -157,20 +157,6 @@ setSorted (SnapWalk *w, const WordSet *s, WordVec *v)
    What has been reached
    -------------------------------------------------------------------------- */
 
-// The index of the heap region holding p, or -1.
-static ssize_t
-regionIndex (const SnapWalk *w, StgWord p)
-{
-    size_t lo = 0, hi = w->nregions;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (w->regions[mid].end <= p) lo = mid + 1;
-        else if (w->regions[mid].start > p) hi = mid;
-        else return (ssize_t) mid;
-    }
-    return -1;
-}
-
 static bool
 marksInit (SnapWalk *w)
 {
@@ -192,7 +178,7 @@ marksInit (SnapWalk *w)
 static bool
 reach (SnapWalk *w, StgWord p)
 {
-    ssize_t r = regionIndex(w, p);
+    ssize_t r = stubHeapRegionIndex(p);
     if (r < 0) return setAdd(w, &w->statics, p);
     size_t bit = w->bitoff[r] + (p - w->regions[r].start) / sizeof(StgWord);
     uint64_t m = (uint64_t) 1 << (bit % 64);

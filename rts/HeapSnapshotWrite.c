@@ -28,13 +28,13 @@
  * one frame of raw blocks, which any zstd decoder reads: the frame header
  * gives the content size, as the format requires, and no content
  * checksum (the section table's own checksum covers the content). A
- * snapshot is therefore about as large as the heap it holds; `rtscope
- * debug snapshot --from FILE -o SMALLER` compresses one.
+ * snapshot is therefore about as large as the heap it holds.
  *
- * Every section's content length is known before it is written (the walk
- * has counted the closures, and the index's varints are counted in a
- * first pass), so sections stream through one buffer: the writer never
- * holds more than the walk's sets, the info table records and a megabyte.
+ * Every section's content length is known before it is written (a first
+ * pass over what the walk reached builds the index, a few bytes a
+ * closure, and counts the rest), so the closures' memory streams through
+ * one buffer: the writer never holds more than the walk's sets, the info
+ * table records, the index and a megabyte.
  * The header and section table are written last, at offset 0.
  */
 
@@ -313,27 +313,14 @@ typedef struct {
     bool oom;
 } ClosurePass;
 
-static unsigned
-varint (unsigned char *t, StgWord64 x)
-{
-    unsigned n = 0;
-    do {
-        t[n] = (unsigned char) (x & 0x7f);
-        x >>= 7;
-        if (x) t[n] |= 0x80;
-        n++;
-    } while (x);
-    return n;
-}
-
 // The first pass: the index, the counts, the closures with pointer maps.
 static bool
 indexCb (void *user, StgWord p, StgWord size)
 {
     ClosurePass *c = user;
     unsigned char t[20];
-    unsigned n = varint(t, p - c->prev);
-    n += varint(t + n, size * sizeof(StgWord));
+    unsigned n = heap_snapshot_varint(t, p - c->prev);
+    n += heap_snapshot_varint(t + n, size * sizeof(StgWord));
     recPut(&c->index, t, n);
     c->prev = p;
     c->count++;

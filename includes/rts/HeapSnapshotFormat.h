@@ -98,6 +98,21 @@ heap_snapshot_sum_end (uint64_t h, uint64_t len)
     return h;
 }
 
+/* CLOSURE_INDEX's numbers are LEB128 varints: x into t (at most 10 bytes),
+ * its length. */
+static inline unsigned
+heap_snapshot_varint (unsigned char t[10], uint64_t x)
+{
+    unsigned n = 0;
+    do {
+        t[n] = (unsigned char) (x & 0x7f);
+        x >>= 7;
+        if (x) t[n] |= 0x80;
+        n++;
+    } while (x);
+    return n;
+}
+
 /* Sections are zstd frames. A writer without a compressor (the RTS) stores
  * each as one frame of raw blocks: the frame header (magic, descriptor
  * HEAP_SNAPSHOT_ZSTD_RAW_DESC: an 8-byte content size, single segment, no

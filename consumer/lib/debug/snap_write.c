@@ -119,15 +119,7 @@ static int build_infos(const dbg_snap *s, dbg_buf *b)
 static int put_varint(dbg_buf *b, uint64_t x)
 {
     unsigned char t[10];
-    int n = 0;
-    do {
-        t[n] = (unsigned char)(x & 0x7f);
-        x >>= 7;
-        if (x)
-            t[n] |= 0x80;
-        n++;
-    } while (x);
-    return dbg_buf_put(b, t, (size_t)n);
+    return dbg_buf_put(b, t, heap_snapshot_varint(t, x));
 }
 
 static int build_bitmaps(const dbg_snap *s, const dbg_snap_bm *v, size_t n,

@@ -168,16 +168,23 @@ static void walk_free(walk *w)
     dbg_buf_free(&w->out);
 }
 
+/* A walk's batch buffers. 0, or -1 with h->err set (the walk is freed
+ * as it is). */
+static int walk_alloc(walk *w)
+{
+    w->addrs = malloc(WALK_BATCH * sizeof(*w->addrs));
+    w->recs = malloc(WALK_BATCH * sizeof(*w->recs));
+    w->batch = malloc(WALK_BATCH * sizeof(*w->batch));
+    heap_err(w->h, "out of memory");
+    return w->addrs && w->recs && w->batch ? 0 : -1;
+}
+
 int dbg_heap_walk(dbg_heap *h, const uint64_t *roots, size_t nroots,
                   dbg_visit_fn fn, void *ctx)
 {
     walk w = {.h = h, .fn = fn, .ctx = ctx, .follow = 1};
-    w.addrs = malloc(WALK_BATCH * sizeof(*w.addrs));
-    w.recs = malloc(WALK_BATCH * sizeof(*w.recs));
-    w.batch = malloc(WALK_BATCH * sizeof(*w.batch));
     int r = -1;
-    heap_err(h, "out of memory");
-    if (!w.addrs || !w.recs || !w.batch)
+    if (walk_alloc(&w) != 0)
         goto done;
     if (h->ops->walk_begins)
         h->ops->walk_begins(h->src);
@@ -205,12 +212,8 @@ int heap_visit_list(dbg_heap *h, const uint64_t *addrs, size_t n,
                     dbg_visit_fn fn, void *ctx)
 {
     walk w = {.h = h, .fn = fn, .ctx = ctx};
-    w.addrs = malloc(WALK_BATCH * sizeof(*w.addrs));
-    w.recs = malloc(WALK_BATCH * sizeof(*w.recs));
-    w.batch = malloc(WALK_BATCH * sizeof(*w.batch));
     int r = -1;
-    heap_err(h, "out of memory");
-    if (!w.addrs || !w.recs || !w.batch)
+    if (walk_alloc(&w) != 0)
         goto done;
     for (size_t at = 0; at < n && !w.stop;) {
         size_t k = n - at < WALK_BATCH ? n - at : WALK_BATCH;
