@@ -7,10 +7,15 @@
 --   ExploreSimple N          saves the values for N and ends
 --   ExploreSimple N HOLD     ... then prints "tick K" every 0.2 s until the
 --                            file HOLD exists, then "done"
+--   ExploreSimple N HOLD dups ... and holds copies while it waits (not saved):
+--                            150 strings "copy 0" and 100 ByteStrings
+--                            "payload 0", each built apart (rtscope
+--                            explore's duplicate views)
 module Main (main) where
 
 import Control.Concurrent (threadDelay)
 import Control.Exception (evaluate)
+import qualified Data.ByteString.Char8 as B
 import qualified Data.Map.Strict as M
 import GHC.Debug.Stub (Box (..), saveClosures, withGhcDebug)
 import System.Directory (doesFileExist)
@@ -25,11 +30,15 @@ main = do
   args <- getArgs
   (n, hold) <- case args of
     [a] -> pure (read a, Just Nothing)
-    [a, h] -> pure (read a, Just (Just h))
+    (a : h : _) -> pure (read a, Just (Just h))
     _ -> do
       putStrLn "Enter a number:"
       x <- readLn
       pure (x, Nothing)
+  let copies = drop 2 args == ["dups"]
+      strs = [ "copy " ++ show (i `mod` 1) | copies, i <- [1 .. 150 :: Int]]
+      bytes = [B.pack ("payload " ++ show (i `mod` 1)) | copies, i <- [1 .. 100 :: Int]]
+  _ <- evaluate (sum (map length strs) + sum (map B.length bytes))
   withGhcDebug $ do
     let xs = [1 .. n] :: [Int]
         unevaluated = length xs
@@ -53,6 +62,7 @@ main = do
       Nothing -> waitFor Nothing 1
       Just Nothing -> pure ()
       Just h -> waitFor h 1
+    _ <- evaluate (length strs + length bytes)
     putStrLn "done"
 
 -- "tick K" every 0.2 s until the hold file exists (forever without one).

@@ -198,6 +198,7 @@ TCase *dominators_tcase(void);         /* test_dominators.c */
 TCase *dominance_tcase(void);          /* test_dominance.c */
 TCase *heap_diff_tcase(void);          /* test_heap_diff.c */
 TCase *census_tcase(void);             /* test_census.c */
+TCase *dups_tcase(void);               /* test_dups.c */
 
 int main(void)
 {
@@ -217,6 +218,7 @@ int main(void)
     suite_add_tcase(s, dominance_tcase());
     suite_add_tcase(s, heap_diff_tcase());
     suite_add_tcase(s, census_tcase());
+    suite_add_tcase(s, dups_tcase());
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

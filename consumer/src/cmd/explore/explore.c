@@ -230,6 +230,9 @@ static void ex_analyse(xs_view *v, enum xs_cmd c)
     if (c == XC_DOMINATORS || c == XC_SUSPECTS) {
         xt_progress p = progress_of(v, "reading the heap's graph");
         r = xt_dominators(t, e->s.roots, e->s.nroots, c == XC_SUSPECTS, &p);
+    } else if (c == XC_ARR_WORDS || c == XC_STRINGS) {
+        xt_progress p = progress_of(v, "looking for copies");
+        r = xt_dups(t, e->s.roots, e->s.nroots, c == XC_STRINGS, &p);
     } else {
         int by = c == XC_CENSUS_INFO     ? BY_INFO
                  : c == XC_CENSUS_CON    ? BY_CONSTRUCTOR
@@ -282,6 +285,8 @@ static void ex_command(xs_view *v, enum xs_cmd c, const char *arg)
     case XC_THUNKS:
     case XC_DOMINATORS:
     case XC_SUSPECTS:
+    case XC_ARR_WORDS:
+    case XC_STRINGS:
         ex_analyse(v, c);
         break;
     default:

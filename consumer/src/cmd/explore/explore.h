@@ -103,6 +103,10 @@ int xt_top_add(xt_tree *t, uint32_t i);
 uint32_t xt_row_add(xt_tree *t, uint32_t parent, char *label,
                     const uint64_t *samples, size_t nsamples);
 
+/* A line of text at the current view's top. The node, or XT_NONE
+ * (t->err). */
+uint32_t xt_note_add(xt_tree *t, const char *text);
+
 /* Read node i's closure (once) and make its row text. 0, or -1 with
  * t->err set when the heap can no longer be read. */
 int xt_describe(xt_tree *t, uint32_t i);
@@ -144,6 +148,11 @@ int xt_search(xt_tree *t, const uint64_t *roots, size_t nroots,
  * (t->err). */
 int xt_census(xt_tree *t, const uint64_t *roots, size_t nroots, int by,
               const xt_progress *p);
+/* Duplicated ARR_WORDS (by payload, with a histogram of their sizes)
+ * or duplicated strings as a new view, most bytes wasted first, each row
+ * expandable to its first closures. 0; 1 cancelled, -1 (t->err). */
+int xt_dups(xt_tree *t, const uint64_t *roots, size_t nroots, int strings,
+            const xt_progress *p);
 /* The dominator tree (made once, then kept), or its leak suspects, as a
  * new view: closures with their retained sizes, each expandable to what
  * it dominates. 0; 1 cancelled, -1 (t->err). */

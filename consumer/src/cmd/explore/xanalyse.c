@@ -24,14 +24,6 @@ static const char *const census_title[] = {[BY_TYPE] = "closure type",
                                            [BY_MODULE] = "module",
                                            [BY_THUNK_SOURCE] = "thunk source"};
 
-static uint32_t note(xt_tree *t, const char *text)
-{
-    uint32_t i = xt_node_new(t, XT_NOTE, XT_NONE, 0, strdup(text));
-    if (i != XT_NONE && xt_top_add(t, i) != 0)
-        return XT_NONE;
-    return i;
-}
-
 /* The table as a view: a heading, a row a key, the total. */
 static int census_view(xt_tree *t, const census_table *tb, enum census_by by,
                        double took)
@@ -48,7 +40,7 @@ static int census_view(xt_tree *t, const census_table *tb, enum census_by by,
         return -1;
     snprintf(buf, sizeof(buf), "%12s %6s %9s  %s", "bytes", "heap", "count",
              census_title[by]);
-    if (note(t, buf) == XT_NONE)
+    if (xt_note_add(t, buf) == XT_NONE)
         return -1;
     for (size_t i = 0; i < tb->n; i++) {
         const census_row *r = &tb->rows[i];
@@ -63,7 +55,7 @@ static int census_view(xt_tree *t, const census_table *tb, enum census_by by,
              "total: %" PRIu64 " closures, %" PRIu64 " bytes in %zu rows "
              "(read in %.2f s); Right: a row's first closures",
              tc, tbytes, tb->n, took);
-    return note(t, buf) == XT_NONE ? -1 : xt_relist(t);
+    return xt_note_add(t, buf) == XT_NONE ? -1 : xt_relist(t);
 }
 
 int xt_census(xt_tree *t, const uint64_t *roots, size_t nroots, int by,
@@ -172,7 +164,7 @@ int xt_dominators(xt_tree *t, const uint64_t *roots, size_t nroots,
              "%zu closure%s retaining at least %.0f%% of the heap (%" PRIu64
              " of %" PRIu64 " bytes) each; Right: what it dominates",
              ns, ns == 1 ? "" : "s", XA_THRESHOLD, thr, g->bytes);
-    if (note(t, buf) == XT_NONE)
+    if (xt_note_add(t, buf) == XT_NONE)
         return -1;
     for (size_t k = 0; k < ns; k++) {
         snprintf(buf, sizeof(buf), "suspect %zu", k + 1);

@@ -29,7 +29,8 @@ const char xs_keys_help[] =
     "               addr: info: limit:N, !word excludes\n"
     "r              the selected closure's retainers: a path to a root\n"
     "c  t  d        census by info table, thunks, dominator tree\n"
-    "Ctrl-P         all commands (census by module, leak suspects, ...)\n"
+    "Ctrl-P         all commands (census by module, leak suspects,\n"
+    "               ARR_WORDS and string duplicates, ...)\n"
     "[ ]  Backspace back and forward between views\n"
     "Esc            cancel a walk; close a prompt\n"
     "?              this help         q  quit (the program runs on)\n";
@@ -52,6 +53,8 @@ static const xs_command xs_commands[] = {
     {"Thunks by source location", "t", XC_THUNKS, 't'},
     {"Dominator tree (retained sizes)", "d", XC_DOMINATORS, 'd'},
     {"Leak suspects", "", XC_SUSPECTS, 0},
+    {"ARR_WORDS duplicates and size histogram", "", XC_ARR_WORDS, 0},
+    {"Duplicate strings", "", XC_STRINGS, 0},
     {"Roots and saved objects (the first view)", "", XC_ROOTS, 0},
     {"Back to the previous view", "[", XC_BACK, '['},
     {"Forward to the next view", "]", XC_FORWARD, ']'},

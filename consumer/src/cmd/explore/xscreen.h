@@ -22,6 +22,8 @@ enum xs_cmd {
     XC_THUNKS,
     XC_DOMINATORS,
     XC_SUSPECTS,
+    XC_ARR_WORDS,
+    XC_STRINGS,
     XC_ROOTS,
     XC_BACK,
     XC_FORWARD,

@@ -140,6 +140,14 @@ uint32_t xt_row_add(xt_tree *t, uint32_t parent, char *label,
     return i;
 }
 
+uint32_t xt_note_add(xt_tree *t, const char *text)
+{
+    uint32_t i = xt_node_new(t, XT_NOTE, XT_NONE, 0, strdup(text));
+    if (i != XT_NONE && xt_top_add(t, i) != 0)
+        return XT_NONE;
+    return i;
+}
+
 /* ---- what a closure points to ------------------------------------------- */
 
 /* One child of a node, before it is a node. */

@@ -1,0 +1,49 @@
+/* What the duplicate analyses (dups.c: closures, dup_strings.c: strings)
+ * share, private to lib/debug: a 128-bit hash of a sequence of words to
+ * group by content (two 64-bit lanes, so that a collision between
+ * different contents would need ~2^64 of them), and the order of their
+ * groups. */
+#ifndef RTSCOPE_DEBUG_DUP_IMPL_H
+#define RTSCOPE_DEBUG_DUP_IMPL_H
+
+#include <stdint.h>
+
+typedef struct hash2 {
+    uint64_t a, b;
+} hash2;
+
+static inline uint64_t hash2_mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+static inline hash2 hash2_start(void)
+{
+    return (hash2){0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL};
+}
+
+static inline void hash2_word(hash2 *h, uint64_t w)
+{
+    h->a = hash2_mix(h->a ^ w) + 0x9e3779b97f4a7c15ULL;
+    h->b = hash2_mix(h->b + w * 0xff51afd7ed558ccdULL) ^ (h->b >> 17);
+}
+
+/* Groups by bytes wasted, then copies, most first; then by the address of
+ * their first member. */
+static inline int dup_order(uint64_t wasted_x, uint64_t count_x,
+                            uint64_t first_x, uint64_t wasted_y,
+                            uint64_t count_y, uint64_t first_y)
+{
+    if (wasted_x != wasted_y)
+        return wasted_x < wasted_y ? 1 : -1;
+    if (count_x != count_y)
+        return count_x < count_y ? 1 : -1;
+    return first_x < first_y ? -1 : first_x > first_y;
+}
+
+#endif
