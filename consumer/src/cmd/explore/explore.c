@@ -202,6 +202,28 @@ static void ex_retain(xs_view *v)
              target, debug_now_s() - t0);
 }
 
+/* w: the selected ARR_WORDS' payload to a file the user names. */
+static void ex_write(xs_view *v)
+{
+    explorer *e = v->ctx;
+    xt_tree *t = &e->tree;
+    uint64_t addr, bytes;
+    int r = xt_payload_of(t, t->vis[v->sel], &addr);
+    char path[1024];
+    snprintf(path, sizeof(path), "arr-0x%" PRIx64 ".bin", addr);
+    if (r == 0 && !xs_prompt(v, "write the payload to: ", path, sizeof(path)))
+        snprintf(t->err, sizeof(t->err), "nothing written");
+    else if (r == 0 && !path[0])
+        snprintf(t->err, sizeof(t->err), "nothing written (no file name)");
+    else if (r == 0 && xt_payload_write(t, addr, path, &bytes) == 0)
+        snprintf(t->err, sizeof(t->err),
+                 "wrote the %" PRIu64 " bytes of 0x%" PRIx64
+                 "'s payload to %.400s",
+                 bytes, addr, path);
+    snprintf(v->status, sizeof(v->status), "%s", t->err);
+    t->err[0] = '\0';
+}
+
 static void ex_search(xs_view *v, const char *query)
 {
     explorer *e = v->ctx;
@@ -274,6 +296,9 @@ static void ex_command(xs_view *v, enum xs_cmd c, const char *arg)
         break;
     case XC_RETAIN:
         ex_retain(v);
+        break;
+    case XC_WRITE:
+        ex_write(v);
         break;
     case XC_ROOTS:
         xt_view_go(&e->tree, 0);

@@ -159,6 +159,15 @@ int xt_dups(xt_tree *t, const uint64_t *roots, size_t nroots, int strings,
 int xt_dominators(xt_tree *t, const uint64_t *roots, size_t nroots,
                   int suspects, const xt_progress *p);
 
+/* The ARR_WORDS closure of node i (a closure, or an analysis' row: its
+ * first one) into *addr: 0; 1 when it is none (t->err says why), -1
+ * when the heap cannot be read (t->err). */
+int xt_payload_of(xt_tree *t, uint32_t i, uint64_t *addr);
+/* Write the payload of the ARR_WORDS at addr to path (replaced): 0 with
+ * *bytes written, or -1 (t->err; nothing left at path). */
+int xt_payload_write(xt_tree *t, uint64_t addr, const char *path,
+                     uint64_t *bytes);
+
 /* Seconds on a monotonic clock. */
 double xt_now(void);
 

@@ -70,13 +70,14 @@ static void payload_text(const dbg_dup_group *g, char *buf, size_t len)
 }
 
 /* A view's last line: how many groups (n, what they are), how long it
- * took. 0, or -1 (t->err). */
-static int view_end(xt_tree *t, size_t n, const char *what, double took)
+ * took, what else the user can do (more). 0, or -1 (t->err). */
+static int view_end(xt_tree *t, size_t n, const char *what, const char *more,
+                    double took)
 {
-    char buf[200];
+    char buf[300];
     snprintf(buf, sizeof(buf),
-             "%zu %s%s (read in %.2f s); Right: a row's first closures", n,
-             what, n > XD_ROWS ? ", the first 1000 shown" : "", took);
+             "%zu %s%s (read in %.2f s); Right: a row's first closures%s", n,
+             what, n > XD_ROWS ? ", the first 1000 shown" : "", took, more);
     return xt_note_add(t, buf) == XT_NONE ? -1 : xt_relist(t);
 }
 
@@ -130,7 +131,8 @@ static int arr_words_view(xt_tree *t, const dbg_dups *d, double took)
         if (xt_row_add(t, XT_NONE, strdup(buf), g->samp, g->nsamp) == XT_NONE)
             return -1;
     }
-    return view_end(t, d->n, "groups of copies", took);
+    return view_end(t, d->n, "groups of copies",
+                    ", w writes a payload to a file", took);
 }
 
 /* A string as Haskell shows it, cut at XD_TEXT characters: "..." after
@@ -189,7 +191,7 @@ static int strings_view(xt_tree *t, const dbg_strings *s, double took)
         if (xt_row_add(t, XT_NONE, strdup(buf), g->samp, g->nsamp) == XT_NONE)
             return -1;
     }
-    return view_end(t, s->n, "strings with copies", took);
+    return view_end(t, s->n, "strings with copies", "", took);
 }
 
 static int arr_words(xt_tree *t, const uint64_t *roots, size_t nroots,

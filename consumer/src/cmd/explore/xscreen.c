@@ -28,6 +28,7 @@ const char xs_keys_help[] =
     "/              search: con:Bin name: module: src: type: size:\n"
     "               addr: info: limit:N, !word excludes\n"
     "r              the selected closure's retainers: a path to a root\n"
+    "w              write the selected ARR_WORDS' payload to a file\n"
     "c  t  d        census by info table, thunks, dominator tree\n"
     "Ctrl-P         all commands (census by module, leak suspects,\n"
     "               ARR_WORDS and string duplicates, ...)\n"
@@ -55,6 +56,7 @@ static const xs_command xs_commands[] = {
     {"Leak suspects", "", XC_SUSPECTS, 0},
     {"ARR_WORDS duplicates and size histogram", "", XC_ARR_WORDS, 0},
     {"Duplicate strings", "", XC_STRINGS, 0},
+    {"Write the selected ARR_WORDS' payload to a file", "w", XC_WRITE, 'w'},
     {"Roots and saved objects (the first view)", "", XC_ROOTS, 0},
     {"Back to the previous view", "[", XC_BACK, '['},
     {"Forward to the next view", "]", XC_FORWARD, ']'},
@@ -128,21 +130,23 @@ static void draw_details(xs_view *v, int top)
         mvaddnstr(top + 1 + (int)k, 1, lines[k], COLS - 1);
 }
 
-static void draw_message(const char *msg, int top, int rows)
+/* Lines of msg from row top + 1 (at most rows - 1 of them), from column
+ * x, at most width columns wide. */
+static void draw_message(const char *msg, int top, int rows, int x, int width)
 {
     int y = top + 1;
     const char *p = msg;
     while (*p && y < top + rows) {
         const char *nl = strchr(p, '\n');
         int len = nl ? (int)(nl - p) : (int)strlen(p);
-        mvaddnstr(y++, 2, p, len < COLS - 2 ? len : COLS - 2);
+        mvaddnstr(y++, x, p, len < width ? len : width);
         p = nl ? nl + 1 : p + len;
     }
 }
 
 static void draw_help(void)
 {
-    int h = 2, w = 66;
+    int h = 2, w = 74;
     for (const char *c = xs_keys_help; *c; c++)
         h += *c == '\n';
     int y0 = (LINES - h) / 2 > 0 ? (LINES - h) / 2 : 0;
@@ -155,7 +159,7 @@ static void draw_help(void)
     mvhline(y0, x0, '-', w);
     mvhline(y0 + h - 1, x0, '-', w);
     mvaddstr(y0, x0 + 2, " Keys (any key closes this) ");
-    draw_message(xs_keys_help, y0 + 1, h - 2);
+    draw_message(xs_keys_help, y0, h - 1, x0 + 3, w - 5);
 }
 
 static void draw(xs_view *v)
@@ -165,7 +169,7 @@ static void draw(xs_view *v)
     int rows = LINES - 2 - DETAILS;
     xt_tree *t = v->tree;
     if (!t) {
-        draw_message(v->message, 1, rows);
+        draw_message(v->message, 1, rows, 2, COLS - 2);
     } else {
         if (v->sel < v->scroll)
             v->scroll = v->sel;
@@ -364,9 +368,7 @@ int xs_progress(void *ui, const char *what, size_t visited, size_t queued)
     return stop || xs_stop;
 }
 
-/* A line typed on the status line after label, into buf (which holds
- * what to start from). 1 on Enter, 0 on Esc. */
-static int prompt(xs_view *v, const char *label, char *buf, size_t len)
+int xs_prompt(xs_view *v, const char *label, char *buf, size_t len)
 {
     size_t n = strlen(buf);
     curs_set(1);
@@ -482,7 +484,7 @@ static void run_command(xs_view *v, enum xs_cmd c, int *quit)
     case XC_SEARCH:
         snprintf(q, sizeof(q), "%s", v->query);
         if (!v->tree ||
-            !prompt(v, "search (con:Bin, !type:THUNK, ...): ", q, sizeof(q)))
+            !xs_prompt(v, "search (con:Bin, !type:THUNK, ...): ", q, sizeof(q)))
             break;
         snprintf(v->query, sizeof(v->query), "%s", q);
         save_pos(v);

@@ -15,6 +15,7 @@ enum xs_cmd {
     XC_RESUME,
     XC_SEARCH, /* arg: the query */
     XC_RETAIN,
+    XC_WRITE,
     XC_CENSUS_INFO,
     XC_CENSUS_CON,
     XC_CENSUS_MODULE,
@@ -57,6 +58,10 @@ extern const char xs_keys_help[];
 /* A long walk's progress on the status line, and Esc to cancel it (an
  * xt_progress poll; ui is the xs_view). */
 int xs_progress(void *ui, const char *what, size_t visited, size_t queued);
+
+/* A line typed on the status line after label, into buf (which holds
+ * what to start from). 1 on Enter, 0 on Esc. */
+int xs_prompt(xs_view *v, const char *label, char *buf, size_t len);
 
 /* Run the screen until the user quits or a signal (INT, TERM, HUP) ends
  * it. 0, or -1 when the terminal cannot be used. */
