@@ -6,6 +6,7 @@
  * holds it (Note [Census by module]). */
 #define _GNU_SOURCE
 #include "rtscope/debug/census.h"
+#include "rtscope/debug/census2.h"
 #include "rtscope/debug/debug_heap.h"
 #include "rtscope/debug/debug_snap.h"
 #include "snap_fixture.h"
@@ -156,11 +157,63 @@ START_TEST(owner_module)
 }
 END_TEST
 
+/* The two-level census: the cells 0 and 1 point to a box and a cell,
+ * the last one to a box and the thunk; one row each, under the table's
+ * bytes; the array's key is its one element, the holder's the array. */
+START_TEST(two_levels)
+{
+    dbg_snap s;
+    dbg_heap h;
+    dbg_graph g;
+    dbg_census2 c;
+    uint64_t *roots;
+    size_t nroots;
+    build(&s);
+    dbg_heap_init_source(&h, &dbg_source_snap, &s);
+    ck_assert_int_eq(dbg_heap_roots(&h, &roots, &nroots), 0);
+    ck_assert_int_eq(dbg_graph_build(&h, roots, nroots, &g), 0);
+    ck_assert_int_eq(dbg_census2_make(&c, &g, 1), 0);
+    uint32_t cons =
+        (uint32_t)dbg_heap_info_index(&h, dbg_heap_info(&h, INFO + CONS));
+    uint32_t box =
+        (uint32_t)dbg_heap_info_index(&h, dbg_heap_info(&h, INFO + BOX));
+    uint32_t thk =
+        (uint32_t)dbg_heap_info_index(&h, dbg_heap_info(&h, INFO + THK));
+    /* Cons (72 bytes) first: [Box, Cons] x2 (48), then [Box, THK] (24) */
+    ck_assert_uint_eq(c.rows[0].info, cons);
+    ck_assert_uint_eq(c.rows[0].table_bytes, 72);
+    ck_assert_uint_eq(c.rows[0].count, 2);
+    ck_assert_uint_eq(c.rows[0].bytes, 48);
+    ck_assert_uint_eq(c.rows[0].nruns, 2);
+    ck_assert_uint_eq(c.runs[c.rows[0].run].info, box);
+    ck_assert_uint_eq(c.runs[c.rows[0].run + 1].info, cons);
+    ck_assert_uint_eq(c.rows[0].nsamp, 1);
+    ck_assert_uint_eq(g.addr[c.rows[0].samp[0]], AT(0));
+    ck_assert_uint_eq(c.rows[1].info, cons);
+    ck_assert_uint_eq(c.rows[1].count, 1);
+    ck_assert_uint_eq(c.runs[c.rows[1].run + 1].info, thk);
+    size_t nbox = 0;
+    for (size_t i = 0; i < c.n; i++)
+        if (c.rows[i].info == box) {
+            nbox++;
+            ck_assert_uint_eq(c.rows[i].nruns, 0); /* points to nothing */
+            ck_assert_uint_eq(c.rows[i].count, 3);
+        }
+    ck_assert_uint_eq(nbox, 1);
+    dbg_census2_free(&c);
+    dbg_graph_free(&g);
+    free(roots);
+    dbg_heap_free(&h);
+    dbg_snap_free(&s);
+}
+END_TEST
+
 TCase *census_tcase(void)
 {
     TCase *tc = tcase_create("census");
     tcase_add_test(tc, counts_and_samples);
     tcase_add_test(tc, thunks_only);
     tcase_add_test(tc, owner_module);
+    tcase_add_test(tc, two_levels);
     return tc;
 }

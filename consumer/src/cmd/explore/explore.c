@@ -252,6 +252,9 @@ static void ex_analyse(xs_view *v, enum xs_cmd c)
     if (c == XC_DOMINATORS || c == XC_SUSPECTS) {
         xt_progress p = progress_of(v, "reading the heap's graph");
         r = xt_dominators(t, e->s.roots, e->s.nroots, c == XC_SUSPECTS, &p);
+    } else if (c == XC_CENSUS2) {
+        xt_progress p = progress_of(v, "reading the heap's graph");
+        r = xt_census2(t, e->s.roots, e->s.nroots, &p);
     } else if (c == XC_ARR_WORDS || c == XC_STRINGS) {
         xt_progress p = progress_of(v, "looking for copies");
         r = xt_dups(t, e->s.roots, e->s.nroots, c == XC_STRINGS, &p);
@@ -307,6 +310,7 @@ static void ex_command(xs_view *v, enum xs_cmd c, const char *arg)
     case XC_CENSUS_CON:
     case XC_CENSUS_MODULE:
     case XC_CENSUS_TYPE:
+    case XC_CENSUS2:
     case XC_THUNKS:
     case XC_DOMINATORS:
     case XC_SUSPECTS:

@@ -98,14 +98,15 @@ int xt_view_push(xt_tree *t, const char *title);
 void xt_view_go(xt_tree *t, size_t k);
 /* Node i at the end of the current view's top. 0, or -1 (t->err). */
 int xt_top_add(xt_tree *t, uint32_t i);
-/* A row of an analysis at the current view's top (label: what it says,
- * malloc'd, taken over) with its samples. The node, or XT_NONE (t->err). */
+/* A row of an analysis at the current view's top, or (parent not
+ * XT_NONE) as parent's last child (label: what it says, malloc'd, taken
+ * over), with its samples. The node, or XT_NONE (t->err). */
 uint32_t xt_row_add(xt_tree *t, uint32_t parent, char *label,
                     const uint64_t *samples, size_t nsamples);
 
-/* A line of text at the current view's top. The node, or XT_NONE
- * (t->err). */
-uint32_t xt_note_add(xt_tree *t, const char *text);
+/* A line of text at the current view's top, or as parent's last child.
+ * The node, or XT_NONE (t->err). */
+uint32_t xt_note_add(xt_tree *t, uint32_t parent, const char *text);
 
 /* Read node i's closure (once) and make its row text. 0, or -1 with
  * t->err set when the heap can no longer be read. */
@@ -153,6 +154,16 @@ int xt_census(xt_tree *t, const uint64_t *roots, size_t nroots, int by,
  * expandable to its first closures. 0; 1 cancelled, -1 (t->err). */
 int xt_dups(xt_tree *t, const uint64_t *roots, size_t nroots, int strings,
             const xt_progress *p);
+/* A new graph of the heap (debug_graph.h: a walk of it) into *out, which
+ * the caller frees. 0; 1 cancelled, -1 (t->err). */
+int xt_graph_walk(xt_tree *t, const uint64_t *roots, size_t nroots,
+                  const xt_progress *p, dbg_graph **out);
+/* The two-level census (rtscope/debug/census2.h) as a new view: a row an
+ * info table, expandable to a row for each kind of closure of it by what
+ * it points to, each expandable to its first closures. 0; 1 cancelled,
+ * -1 (t->err). */
+int xt_census2(xt_tree *t, const uint64_t *roots, size_t nroots,
+               const xt_progress *p);
 /* The dominator tree (made once, then kept), or its leak suspects, as a
  * new view: closures with their retained sizes, each expandable to what
  * it dominates. 0; 1 cancelled, -1 (t->err). */

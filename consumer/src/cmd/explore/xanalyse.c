@@ -40,7 +40,7 @@ static int census_view(xt_tree *t, const census_table *tb, enum census_by by,
         return -1;
     snprintf(buf, sizeof(buf), "%12s %6s %9s  %s", "bytes", "heap", "count",
              census_title[by]);
-    if (xt_note_add(t, buf) == XT_NONE)
+    if (xt_note_add(t, XT_NONE, buf) == XT_NONE)
         return -1;
     for (size_t i = 0; i < tb->n; i++) {
         const census_row *r = &tb->rows[i];
@@ -55,7 +55,7 @@ static int census_view(xt_tree *t, const census_table *tb, enum census_by by,
              "total: %" PRIu64 " closures, %" PRIu64 " bytes in %zu rows "
              "(read in %.2f s); Right: a row's first closures",
              tc, tbytes, tb->n, took);
-    return xt_note_add(t, buf) == XT_NONE ? -1 : xt_relist(t);
+    return xt_note_add(t, XT_NONE, buf) == XT_NONE ? -1 : xt_relist(t);
 }
 
 int xt_census(xt_tree *t, const uint64_t *roots, size_t nroots, int by,
@@ -84,13 +84,10 @@ int xt_census(xt_tree *t, const uint64_t *roots, size_t nroots, int by,
 /* ---- the dominator tree ----------------------------------------------------
  */
 
-/* The heap's graph and dominator tree, once (kept in t). 0; 1 cancelled;
- * -1 (t->err). */
-static int dominators(xt_tree *t, const uint64_t *roots, size_t nroots,
-                      const xt_progress *p)
+/* The heap's graph for the dominator tree and the two-level census. */
+int xt_graph_walk(xt_tree *t, const uint64_t *roots, size_t nroots,
+                  const xt_progress *p, dbg_graph **out)
 {
-    if (t->dom)
-        return 0;
     dbg_graph *g = calloc(1, sizeof(*g));
     dbg_graph_builder *b = g ? dbg_graph_builder_new(t->h, g) : NULL;
     if (!b) {
@@ -100,14 +97,8 @@ static int dominators(xt_tree *t, const uint64_t *roots, size_t nroots,
     }
     int r = xt_walk(t, roots, nroots, dbg_graph_visit, b, p);
     int fin = dbg_graph_builder_finish(b, roots, nroots);
-    if (r == 0 && (fin != 0 || dbg_graph_dominators(g) != 0))
+    if (r == 0 && fin != 0)
         r = -1, snprintf(t->err, sizeof(t->err), "%.500s", g->err);
-    dbg_domtree *d = r == 0 ? calloc(1, sizeof(*d)) : NULL;
-    if (r == 0 && (!d || dbg_domtree_build(g, d) != 0)) {
-        free(d);
-        d = NULL;
-        r = -1, snprintf(t->err, sizeof(t->err), "out of memory");
-    }
     if (r != 0) {
         if (r > 0)
             snprintf(t->err, sizeof(t->err), "cancelled");
@@ -115,9 +106,34 @@ static int dominators(xt_tree *t, const uint64_t *roots, size_t nroots,
         free(g);
         return r;
     }
-    t->g = g;
-    t->dom = d;
+    *out = g;
     return 0;
+}
+
+/* The heap's graph and dominator tree, once (kept in t; the graph may be
+ * the two-level census'). 0; 1 cancelled; -1 (t->err). */
+static int dominators(xt_tree *t, const uint64_t *roots, size_t nroots,
+                      const xt_progress *p)
+{
+    if (t->dom)
+        return 0;
+    if (!t->g) {
+        int r = xt_graph_walk(t, roots, nroots, p, &t->g);
+        if (r != 0)
+            return r;
+    }
+    dbg_domtree *d = NULL;
+    if (dbg_graph_dominators(t->g) != 0)
+        snprintf(t->err, sizeof(t->err), "%.500s", t->g->err);
+    else if (!(d = calloc(1, sizeof(*d))) || dbg_domtree_build(t->g, d) != 0)
+        snprintf(t->err, sizeof(t->err), "out of memory");
+    else
+        return t->dom = d, 0;
+    free(d);
+    dbg_graph_free(t->g);
+    free(t->g);
+    t->g = NULL;
+    return -1;
 }
 
 /* A closure of the dominator tree at the view's top (id n: the roots'
@@ -164,7 +180,7 @@ int xt_dominators(xt_tree *t, const uint64_t *roots, size_t nroots,
              "%zu closure%s retaining at least %.0f%% of the heap (%" PRIu64
              " of %" PRIu64 " bytes) each; Right: what it dominates",
              ns, ns == 1 ? "" : "s", XA_THRESHOLD, thr, g->bytes);
-    if (xt_note_add(t, buf) == XT_NONE)
+    if (xt_note_add(t, XT_NONE, buf) == XT_NONE)
         return -1;
     for (size_t k = 0; k < ns; k++) {
         snprintf(buf, sizeof(buf), "suspect %zu", k + 1);

@@ -78,7 +78,7 @@ static int view_end(xt_tree *t, size_t n, const char *what, const char *more,
     snprintf(buf, sizeof(buf),
              "%zu %s%s (read in %.2f s); Right: a row's first closures%s", n,
              what, n > XD_ROWS ? ", the first 1000 shown" : "", took, more);
-    return xt_note_add(t, buf) == XT_NONE ? -1 : xt_relist(t);
+    return xt_note_add(t, XT_NONE, buf) == XT_NONE ? -1 : xt_relist(t);
 }
 
 /* The sizes of all ARR_WORDS (copies or not), a line a power of two. */
@@ -87,7 +87,7 @@ static int histogram(xt_tree *t, const dbg_dups *d)
     char buf[200];
     snprintf(buf, sizeof(buf), "%-22s %9s %12s %9s %12s",
              "closure size histogram", "arrays", "bytes", "copies", "wasted");
-    if (xt_note_add(t, buf) == XT_NONE)
+    if (xt_note_add(t, XT_NONE, buf) == XT_NONE)
         return -1;
     for (unsigned k = 0; k < DBG_DUP_BUCKETS; k++) {
         const dbg_dup_bucket *b = &d->hist[k];
@@ -99,7 +99,7 @@ static int histogram(xt_tree *t, const dbg_dups *d)
         snprintf(buf, sizeof(buf),
                  "  %-20s %9" PRIu64 " %12" PRIu64 " %9" PRIu64 " %12" PRIu64,
                  range, b->count, b->bytes, b->dups, b->wasted);
-        if (xt_note_add(t, buf) == XT_NONE)
+        if (xt_note_add(t, XT_NONE, buf) == XT_NONE)
             return -1;
     }
     return 0;
@@ -115,11 +115,11 @@ static int arr_words_view(xt_tree *t, const dbg_dups *d, double took)
              " are copies of another (%" PRIu64 " bytes could be shared)%s",
              d->candidates, d->candidate_bytes, d->dup_closures, d->dup_bytes,
              d->no_blocks[0] ? "; static ones counted too" : "");
-    if (xt_note_add(t, buf) == XT_NONE || histogram(t, d) != 0)
+    if (xt_note_add(t, XT_NONE, buf) == XT_NONE || histogram(t, d) != 0)
         return -1;
     snprintf(buf, sizeof(buf), "%10s %8s %12s  %s", "count", "size", "wasted",
              "payload");
-    if (xt_note_add(t, buf) == XT_NONE)
+    if (xt_note_add(t, XT_NONE, buf) == XT_NONE)
         return -1;
     for (size_t i = 0; i < d->n && i < XD_ROWS; i++) {
         const dbg_dup_group *g = &d->groups[i];
@@ -176,11 +176,11 @@ static int strings_view(xt_tree *t, const dbg_strings *s, double took)
              " bytes in their (:) cells: %" PRIu64
              " are copies of another (%" PRIu64 " bytes could be shared)",
              s->strings, s->bytes, s->dup_strings, s->dup_bytes);
-    if (xt_note_add(t, buf) == XT_NONE)
+    if (xt_note_add(t, XT_NONE, buf) == XT_NONE)
         return -1;
     snprintf(buf, sizeof(buf), "%10s %8s %12s  %s", "count", "length", "wasted",
              "text");
-    if (xt_note_add(t, buf) == XT_NONE)
+    if (xt_note_add(t, XT_NONE, buf) == XT_NONE)
         return -1;
     for (size_t i = 0; i < s->n && i < XD_ROWS; i++) {
         const dbg_string_group *g = &s->groups[i];

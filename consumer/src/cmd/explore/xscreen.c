@@ -30,6 +30,7 @@ const char xs_keys_help[] =
     "r              the selected closure's retainers: a path to a root\n"
     "w              write the selected ARR_WORDS' payload to a file\n"
     "c  t  d        census by info table, thunks, dominator tree\n"
+    "C              census by info table, then by what closures point to\n"
     "Ctrl-P         all commands (census by module, leak suspects,\n"
     "               ARR_WORDS and string duplicates, ...)\n"
     "[ ]  Backspace back and forward between views\n"
@@ -51,6 +52,7 @@ static const xs_command xs_commands[] = {
     {"Census by constructor", "", XC_CENSUS_CON, 0},
     {"Census by module", "", XC_CENSUS_MODULE, 0},
     {"Census by closure type", "", XC_CENSUS_TYPE, 0},
+    {"Census, two levels (by what closures point to)", "C", XC_CENSUS2, 'C'},
     {"Thunks by source location", "t", XC_THUNKS, 't'},
     {"Dominator tree (retained sizes)", "d", XC_DOMINATORS, 'd'},
     {"Leak suspects", "", XC_SUSPECTS, 0},

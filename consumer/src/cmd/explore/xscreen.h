@@ -20,6 +20,7 @@ enum xs_cmd {
     XC_CENSUS_CON,
     XC_CENSUS_MODULE,
     XC_CENSUS_TYPE,
+    XC_CENSUS2,
     XC_THUNKS,
     XC_DOMINATORS,
     XC_SUSPECTS,

@@ -115,6 +115,20 @@ int xt_top_add(xt_tree *t, uint32_t i)
     return 0;
 }
 
+/* Node i (of parent) at the current view's top, or after parent's last
+ * child (the parent made loaded): i, or XT_NONE (t->err). */
+static uint32_t xt_place(xt_tree *t, uint32_t parent, uint32_t i)
+{
+    if (parent == XT_NONE)
+        return xt_top_add(t, i) == 0 ? i : XT_NONE;
+    uint32_t *at = &t->v[parent].first;
+    while (*at != XT_NONE)
+        at = &t->v[*at].next;
+    *at = i;
+    t->v[parent].loaded = 1;
+    return i;
+}
+
 uint32_t xt_row_add(xt_tree *t, uint32_t parent, char *label,
                     const uint64_t *samples, size_t nsamples)
 {
@@ -135,17 +149,13 @@ uint32_t xt_row_add(xt_tree *t, uint32_t parent, char *label,
     t->v[i].nsamp = (uint32_t)nsamples;
     t->v[i].loaded = nsamples == 0; /* nothing to expand */
     t->nsamp += nsamples;
-    if (parent == XT_NONE && xt_top_add(t, i) != 0)
-        return XT_NONE;
-    return i;
+    return xt_place(t, parent, i);
 }
 
-uint32_t xt_note_add(xt_tree *t, const char *text)
+uint32_t xt_note_add(xt_tree *t, uint32_t parent, const char *text)
 {
-    uint32_t i = xt_node_new(t, XT_NOTE, XT_NONE, 0, strdup(text));
-    if (i != XT_NONE && xt_top_add(t, i) != 0)
-        return XT_NONE;
-    return i;
+    uint32_t i = xt_node_new(t, XT_NOTE, parent, 0, strdup(text));
+    return i == XT_NONE ? XT_NONE : xt_place(t, parent, i);
 }
 
 /* ---- what a closure points to ------------------------------------------- */
