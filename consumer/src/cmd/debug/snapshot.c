@@ -15,7 +15,7 @@
 #include <time.h>
 
 /* The socket's name is <pid>-<program> in ghc-debug's directory. */
-static void snap_name_from(dbg_snap *snap, const char *path)
+void debug_snap_name_from(dbg_snap *snap, const char *path)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -45,7 +45,7 @@ int debug_snapshot_run(const char *target, const char *out, int gc, int blocks)
         debug_session_close(&ss);
         return debug_fail("%s: already a snapshot (copy the file)", target);
     }
-    snap_name_from(&snap, ss.conn.path);
+    debug_snap_name_from(&snap, ss.conn.path);
     if (dbg_heap_record(&ss.heap, &snap) != 0) {
         debug_session_close(&ss);
         dbg_snap_free(&snap);

@@ -224,6 +224,24 @@ static void ex_write(xs_view *v)
     t->err[0] = '\0';
 }
 
+/* s: a snapshot of what is explored. */
+static void ex_snapshot(xs_view *v)
+{
+    explorer *e = v->ctx;
+    xt_tree *t = &e->tree;
+    char path[512];
+    if (e->s.is_snapshot) {
+        snprintf(v->status, sizeof(v->status),
+                 "already a snapshot: %.400s (copy the file to keep one)",
+                 e->s.target);
+        return;
+    }
+    xt_progress p = progress_of(v, "taking a snapshot");
+    xt_snapshot(t, &e->s, &p, path, sizeof(path));
+    snprintf(v->status, sizeof(v->status), "%s", t->err);
+    t->err[0] = '\0';
+}
+
 static void ex_search(xs_view *v, const char *query)
 {
     explorer *e = v->ctx;
@@ -302,6 +320,9 @@ static void ex_command(xs_view *v, enum xs_cmd c, const char *arg)
         break;
     case XC_WRITE:
         ex_write(v);
+        break;
+    case XC_SNAPSHOT:
+        ex_snapshot(v);
         break;
     case XC_ROOTS:
         xt_view_go(&e->tree, 0);

@@ -179,6 +179,14 @@ int xt_payload_of(xt_tree *t, uint32_t i, uint64_t *addr);
 int xt_payload_write(xt_tree *t, uint64_t addr, const char *path,
                      uint64_t *bytes);
 
+/* A snapshot of the heap of session s (live: paused or forked) written
+ * to ./<program>.<pid>.<n>.explore.rsnap (its name into path), as
+ * `rtscope debug snapshot` takes one. 0 with t->err saying what was
+ * written; 1 cancelled, -1 (t->err). */
+struct debug_session;
+int xt_snapshot(xt_tree *t, const struct debug_session *s, const xt_progress *p,
+                char *path, size_t len);
+
 /* Seconds on a monotonic clock. */
 double xt_now(void);
 

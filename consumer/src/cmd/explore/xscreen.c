@@ -29,6 +29,7 @@ const char xs_keys_help[] =
     "               addr: info: limit:N, !word excludes\n"
     "r              the selected closure's retainers: a path to a root\n"
     "w              write the selected ARR_WORDS' payload to a file\n"
+    "s              a snapshot of the heap: ./PROG.PID.N.explore.rsnap\n"
     "c  t  d        census by info table, thunks, dominator tree\n"
     "C              census by info table, then by what closures point to\n"
     "Ctrl-P         all commands (census by module, leak suspects,\n"
@@ -62,6 +63,7 @@ static const xs_command xs_commands[] = {
     {"Roots and saved objects (the first view)", "", XC_ROOTS, 0},
     {"Back to the previous view", "[", XC_BACK, '['},
     {"Forward to the next view", "]", XC_FORWARD, ']'},
+    {"Take a snapshot of the heap (a .rsnap file)", "s", XC_SNAPSHOT, 's'},
     {"Pause the program", "p", XC_PAUSE, 'p'},
     {"Explore a forked copy (the program runs on)", "f", XC_FORK, 'f'},
     {"Resume the program", "Ctrl-R", XC_RESUME, CTRL('r')},

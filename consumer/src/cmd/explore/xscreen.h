@@ -16,6 +16,7 @@ enum xs_cmd {
     XC_SEARCH, /* arg: the query */
     XC_RETAIN,
     XC_WRITE,
+    XC_SNAPSHOT,
     XC_CENSUS_INFO,
     XC_CENSUS_CON,
     XC_CENSUS_MODULE,
