@@ -44,6 +44,7 @@ extern const cli_command cli_cmd_diff;
 extern const cli_command cli_cmd_pprof;
 extern const cli_command cli_cmd_live;
 extern const cli_command cli_cmd_export;
+extern const cli_command cli_cmd_serve;
 extern const cli_command cli_cmd_debug;
 extern const cli_command cli_cmd_explore;
 

@@ -31,13 +31,7 @@ static int html_opts_sort(void *base, const char *arg)
     return report_parse_sort(arg, &o->ropts.sort);
 }
 
-const opt html_opts_table[] = {
-    {.name = "hp",
-     .letter = 'p',
-     .kind = OPT_FLAG,
-     .set = 1,
-     .value = OPT_AT(html_opts, force_hp),
-     .help = "INPUT is a .hp file (assumed for names ending in\n.hp)"},
+const opt html_report_table[] = {
     {.name = "bands",
      .kind = OPT_COUNT,
      .argname = "N",
@@ -87,6 +81,17 @@ const opt html_opts_table[] = {
      .set = 1,
      .value = OPT_AT(html_opts, popts.trace_events),
      .help = "show traceEvent messages as markers too"},
+    OPT_END,
+};
+
+const opt html_opts_table[] = {
+    {.name = "hp",
+     .letter = 'p',
+     .kind = OPT_FLAG,
+     .set = 1,
+     .value = OPT_AT(html_opts, force_hp),
+     .help = "INPUT is a .hp file (assumed for names ending in\n.hp)"},
+    OPT_INCLUDE_HERE(html_report_table),
     OPT_END,
 };
 

@@ -25,6 +25,8 @@ typedef struct html_opts {
  * their own -o and --json (into output and json), before
  * cli_input_table (into io). */
 extern const opt html_opts_table[];
+/* The same without -p (--hp): how the report is made, for rtscope serve. */
+extern const opt html_report_table[];
 
 void html_opts_free(html_opts *o);
 

@@ -1,4 +1,5 @@
-/* libcurl and libmicrohttpd for `rtscope export`, loaded when first called.
+/* libcurl and libmicrohttpd for `rtscope export` and `rtscope serve`, loaded
+ * when first called.
  *
  * Note [Libraries loaded on demand]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -321,6 +322,29 @@ enum MHD_Result MHD_queue_response(struct MHD_Connection *c,
 {
     LAZY_FN(lazy_mhd, MHD_queue_response);
     return fn ? fn(c, status, r) : MHD_NO;
+}
+
+struct MHD_Response *
+MHD_create_response_from_callback(uint64_t size, size_t block_size,
+                                  MHD_ContentReaderCallback crc, void *crc_cls,
+                                  MHD_ContentReaderFreeCallback crfc)
+{
+    LAZY_FN(lazy_mhd, MHD_create_response_from_callback);
+    return fn ? fn(size, block_size, crc, crc_cls, crfc) : NULL;
+}
+
+void MHD_suspend_connection(struct MHD_Connection *c)
+{
+    LAZY_FN(lazy_mhd, MHD_suspend_connection);
+    if (fn)
+        fn(c);
+}
+
+void MHD_resume_connection(struct MHD_Connection *c)
+{
+    LAZY_FN(lazy_mhd, MHD_resume_connection);
+    if (fn)
+        fn(c);
 }
 
 void MHD_destroy_response(struct MHD_Response *r)

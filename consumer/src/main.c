@@ -8,9 +8,9 @@
 /* RTSCOPE_VERSION: -D from the Makefile, which reads rts/Rtscope.h */
 
 static const cli_command *const main_commands[] = {
-    &cli_cmd_show,   &cli_cmd_stats, &cli_cmd_ipe,     &cli_cmd_hp,
-    &cli_cmd_html,   &cli_cmd_diff,  &cli_cmd_pprof,   &cli_cmd_live,
-    &cli_cmd_export, &cli_cmd_debug, &cli_cmd_explore,
+    &cli_cmd_show,   &cli_cmd_stats, &cli_cmd_ipe,   &cli_cmd_hp,
+    &cli_cmd_html,   &cli_cmd_diff,  &cli_cmd_pprof, &cli_cmd_live,
+    &cli_cmd_export, &cli_cmd_serve, &cli_cmd_debug, &cli_cmd_explore,
 };
 
 #define MAIN_NCOMMANDS (sizeof(main_commands) / sizeof(main_commands[0]))

@@ -88,6 +88,8 @@ target *target_new(const char *spec, const target_opts *opts, char *why,
         t->opts.header_timeout_ms = 10000;
     t->backoff_ms = t->opts.backoff_min_ms;
     metrics_wanted(t->wanted);
+    if (t->opts.want)
+        t->opts.want(t->wanted);
     t->spec = strdup(spec);
     if (!t->spec) {
         snprintf(why, why_len, "out of memory");
@@ -195,6 +197,25 @@ const char *target_command_name(enum target_command cmd)
     default:
         return "?";
     }
+}
+
+int target_command_parse(const char *name, enum target_command *cmd)
+{
+    static const struct {
+        const char *name;
+        enum target_command cmd;
+    } names[] = {
+        {"request-heap-census", TARGET_CMD_REQUEST_CENSUS},
+        {"start-heap-profiling", TARGET_CMD_START_HEAP_PROF},
+        {"stop-heap-profiling", TARGET_CMD_STOP_HEAP_PROF},
+        {"heap-snapshot", TARGET_CMD_HEAP_SNAPSHOT},
+    };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(name, names[i].name) == 0) {
+            *cmd = names[i].cmd;
+            return 0;
+        }
+    return -1;
 }
 
 /* Schedule the next attempt; `clean`: the previous connection was useful. */

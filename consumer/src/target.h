@@ -62,6 +62,9 @@ typedef struct target_opts {
     int header_timeout_ms; /* no header after connecting (0: 10000) */
     target_event_fn on_event;
     void *ctx;
+    /* marks in wanted[65536] more event types on_event reads than the
+     * metrics model does, or NULL */
+    void (*want)(uint8_t *wanted);
 } target_opts;
 
 struct target {
@@ -119,6 +122,9 @@ void target_step(target *t, short revents, int64_t now, size_t max_bytes);
 /* Send a control command; returns 0, or -1 with the reason in the status. */
 int target_send(target *t, enum target_command cmd);
 const char *target_command_name(enum target_command cmd);
+/* The command of a control path's name (request-heap-census,
+ * start-heap-profiling, stop-heap-profiling, heap-snapshot): 0, or -1. */
+int target_command_parse(const char *name, enum target_command *cmd);
 
 /* The event types the current connection's header declares, or NULL. */
 const el_typetab *target_types(const target *t);

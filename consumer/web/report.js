@@ -161,7 +161,7 @@
           stroke: c,
           width: mode === 'line' ? 1.5 : 1,
           fill: mode === 'line' ? undefined : withAlpha(c, 0.85),
-          points: { show: false },
+          points: { show: n === 1 }, /* one census: no area to draw */
           value: function (u, v, si, i) {
             if (i === null || i === undefined) return '';
             if (mode === 'line') return fmtNum(data[si][i] * 100, 1) + '%';
@@ -249,7 +249,7 @@
     if (S[M.date]) row('date', S[M.date]);
     if (M.ipe_entries) row('IPE entries', M.ipe_entries);
     row('input', S[M.input] + (M.from_hp ? ' (.hp)' : ', ' + M.events + ' events read'));
-    if (M.traces_dropped) row('markers not shown', M.traces_dropped + ' (only the first 10000 are kept)');
+    if (M.traces_dropped) row('markers not shown', M.traces_dropped + (D.live ? ' (only the latest 10000 are kept)' : ' (only the first 10000 are kept)'));
     container.appendChild(dl);
   }
 
@@ -270,9 +270,15 @@
     var count = el('div', 'vt-count');
     count.id = opts.countId || '';
     var query = cols.map(function () { return ''; });
-    var sortCol = -1, sortDir = 1, rows = [], i;
+    var sortCol = -1, sortDir = 1, rows = [], i, keepScroll = false;
     for (i = 0; i < nrows; i++) rows.push(i);
     var all = rows.slice();
+
+    var st0 = opts.state; /* rtscope serve: the state before a redraw */
+    if (st0) {
+      for (i = 0; i < cols.length; i++) query[i] = st0.query[i] || '';
+      if (st0.sortCol < cols.length) { sortCol = st0.sortCol; sortDir = st0.sortDir; }
+    }
 
     cols.forEach(function (c, ci) {
       var h = el('div', null, c.title);
@@ -292,6 +298,7 @@
         inp.placeholder = c.num ? '>1e6' : 'search';
         inp.dataset.col = c.key;
         inp.setAttribute('aria-label', 'search ' + c.title);
+        inp.value = query[ci];
         inp.addEventListener('input', function () { query[ci] = inp.value; apply(); });
         f.appendChild(inp);
       }
@@ -348,10 +355,12 @@
       Array.prototype.forEach.call(titles.children, function (h, ci) {
         h.className = ci === sortCol ? (sortDir < 0 ? 'sorted-desc' : 'sorted-asc') : '';
       });
-      count.textContent = rows.length + ' of ' + nrows + ' bands';
+      count.textContent = rows.length + ' of ' + nrows + ' bands' +
+        (opts.selectedText && opts.selectedText() ? ' · selected: ' + opts.selectedText() : '');
       count.dataset.rows = String(rows.length);
       spacer.style.height = (rows.length * ROW) + 'px';
-      body.scrollTop = 0;
+      if (!keepScroll) body.scrollTop = 0;
+      keepScroll = false;
       render(true);
     }
 
@@ -367,6 +376,8 @@
         line.style.gridTemplateColumns = template;
         line.style.top = (p * ROW) + 'px';
         line.dataset.row = String(r);
+        if (opts.isSelected && opts.isSelected(r)) line.className += ' vt-selected';
+        if (opts.onSelect) line.addEventListener('click', select.bind(null, r));
         cols.forEach(function (c) {
           var cell = el('div', 'c-' + c.key + (c.num ? ' num' : ''));
           if (c.spark) {
@@ -389,10 +400,19 @@
         spacer.appendChild(line);
       }
     }
+    function select(r) {
+      opts.onSelect(r);
+      keepScroll = true;
+      apply();
+    }
     body.addEventListener('scroll', function () { render(false); });
     apply();
+    if (st0) { body.scrollTop = st0.scroll; render(true); }
     self.rows = function () { return rows.slice(); };
     self.render = render;
+    self.state = function () {
+      return { query: query.slice(), sortCol: sortCol, sortDir: sortDir, scroll: body.scrollTop };
+    };
   }
 
   function ipeCols(T) {
@@ -415,7 +435,8 @@
     return function (label) { return m[label] || null; };
   }
 
-  function profileTable(container, T, P) {
+  /* state: the table's before a redraw (rtscope serve), or undefined. */
+  function profileTable(container, T, P, state) {
     var col = chartColourOf(P);
     var cols = [
       { key: 'rank', title: '#', num: true, width: '44px', get: function (r) { return r + 1; } },
@@ -432,7 +453,12 @@
       numCol(T, 'slope', 'Slope (/s)', fmtBytes, 'least-squares line: growth in bytes per second'),
       numCol(T, 'r2', 'Fit (R²)', function (v) { return fmtNum(v, 3); }, 'R² of the least-squares line')
     ]);
-    return new VTable(container, T.n, cols, { countId: 'table-count' });
+    return new VTable(container, T.n, cols, {
+      countId: 'table-count', state: state,
+      isSelected: function (r) { return S[T.label[r]] === selected; },
+      onSelect: function (r) { selected = S[T.label[r]] === selected ? null : S[T.label[r]]; },
+      selectedText: function () { return selected; }
+    });
   }
 
   function diffTable(container, T, A, B) {
@@ -457,7 +483,7 @@
   /* ---- the page ---------------------------------------------------------- */
 
   var app = document.getElementById('app');
-  var charts = {};
+  var charts = {}, main, selected = null;
 
   function pane(id, title, note) {
     var s = el('section', 'pane');
@@ -477,35 +503,36 @@
     }
   }
 
-  var header = el('header', 'top');
-  var P0 = D.kind === 'diff' ? D.a : D.profile;
-  var h1 = el('h1', null, (D.kind === 'diff' ? 'rtscope diff: ' : 'rtscope: ') + (S[P0.meta.program] || S[P0.meta.input]));
-  header.appendChild(h1);
-  var nav = el('nav');
-  [['area', 'Area'], ['normalized', 'Normalized'], ['line', 'Lines'], ['heap', 'Heap'], ['meta', 'Run'], ['table', 'Bands']]
-    .forEach(function (p) {
-      if (D.kind === 'diff' && (p[0] === 'normalized' || p[0] === 'line')) return;
-      var a = el('a', null, p[1]);
-      a.href = '#pane-' + p[0];
-      nav.appendChild(a);
-    });
-  header.appendChild(nav);
-  app.appendChild(header);
-  var main = el('main');
-  app.appendChild(main);
-
   function noSamples(P, where) {
     if (P.meta.samples > 0) return false;
     where.appendChild(el('p', 'notice',
       'No heap profile samples in this input: the program ran without heap profiling. ' +
       'Run it with +RTS -hT -l (by closure type) or, on rtscope\'s RTS, +RTS -hi -l (by info table), ' +
-      'then make the report again. The heap pane below still shows the GC\'s view of the heap.'));
+      (D.live ? 'or press "Start profiling" above if the program has an eventlog socket. '
+        : 'then make the report again. ') +
+      'The heap pane below still shows the GC\'s view of the heap.'));
     return true;
   }
 
-  var yMax = D.options && D.options.y_axis ? D.options.y_axis : null;
+  function drawHeader() {
+    var header = el('header', 'top');
+    var P0 = D.kind === 'diff' ? D.a : D.profile;
+    header.appendChild(el('h1', null, (D.kind === 'diff' ? 'rtscope diff: ' : 'rtscope: ') +
+      (S[P0.meta.program] || S[P0.meta.input])));
+    var nav = el('nav');
+    [['area', 'Area'], ['normalized', 'Normalized'], ['line', 'Lines'], ['heap', 'Heap'], ['meta', 'Run'], ['table', 'Bands']]
+      .forEach(function (p) {
+        if (D.kind === 'diff' && (p[0] === 'normalized' || p[0] === 'line')) return;
+        var a = el('a', null, p[1]);
+        a.href = '#pane-' + p[0];
+        nav.appendChild(a);
+      });
+    header.appendChild(nav);
+    if (D.live) header.appendChild(liveBar());
+    app.appendChild(header);
+  }
 
-  if (D.kind === 'diff') {
+  function drawDiff(yMax) {
     var A = D.a, B = D.b;
     var area = pane('area', 'Area chart: A and B', 'The ' + A.chart.labels.length +
       ' largest bands of either run, stacked on one scale; the rest as "other".');
@@ -553,7 +580,10 @@
     var tab = pane('table', 'Bands, by growth', 'Every band of either run, matched by name. ' +
       'Search any column (numbers: >1e6, <0); click a heading to sort.');
     charts.table = guarded('table', function () { return diffTable(tab, D.table, A, B); });
-  } else {
+  }
+
+  /* tableState: the table's before a redraw (rtscope serve), or undefined. */
+  function drawProfile(yMax, tableState) {
     var P = D.profile;
     var nb = P.chart.labels.length;
     var bandNote = nb + ' bands by ' + D.options.sort + (D.options.reverse ? ' (reversed)' : '') +
@@ -580,12 +610,170 @@
     var mp = pane('meta', 'Run');
     guarded('meta', function () { metaPane(mp, P); });
     var tp = pane('table', 'Bands', 'Every band of the profile' + (D.table.ipe ? ', with its info-table provenance' : '') +
-      '. Search any column (numbers: >1e6, <0); click a heading to sort. Slope and fit are of the least-squares line through the band over all censuses.');
-    charts.table = guarded('table', function () { return profileTable(tp, D.table, P); });
+      '. Search any column (numbers: >1e6, <0); click a heading to sort' + (D.live ? ', a row to select it' : '') +
+      '. Slope and fit are of the least-squares line through the band over all censuses.');
+    charts.table = guarded('table', function () { return profileTable(tp, D.table, P, tableState); });
   }
 
-  var foot = el('footer', null, 'rtscope html · data: ' + D.kind + ' · drawn with uPlot, offline.');
-  app.appendChild(foot);
+  function draw(tableState) {
+    S = D.strings;
+    while (app.firstChild) app.removeChild(app.firstChild);
+    charts = {};
+    drawHeader();
+    main = el('main');
+    app.appendChild(main);
+    var yMax = D.options && D.options.y_axis ? D.options.y_axis : null;
+    if (D.kind === 'diff') drawDiff(yMax); else drawProfile(yMax, tableState);
+    app.appendChild(el('footer', null, D.live
+      ? 'rtscope serve · live: new data is drawn as it arrives · drawn with uPlot.'
+      : 'rtscope html · data: ' + D.kind + ' · drawn with uPlot, offline.'));
+  }
+
+  /* ---- live: rtscope serve ------------------------------------------------ */
+
+  /* A page served by rtscope serve (D.live: see docs/html.md, "Watching a
+   * service") listens to /t/N/events and, when the data's version moves on,
+   * fetches data.json and draws it again, keeping what the user chose:
+   * zoom, hidden series, table filters, sort, scroll and selected band. */
+  var live = { seq: 0, updates: 0, connected: false, fetching: false, pending: false,
+    message: '', bar: null };
+
+  var CONTROLS = [['request-heap-census', 'Census now'], ['start-heap-profiling', 'Start profiling'],
+    ['stop-heap-profiling', 'Stop profiling']];
+
+  function liveBar() {
+    var L = D.live, bar = el('div', 'live');
+    var state = live.connected ? L.state : 'disconnected';
+    bar.dataset.state = state;
+    bar.appendChild(el('span', 'live-dot ' + state));
+    var me = L.targets[L.target] || {};
+    bar.appendChild(el('span', 'live-what', state + (me.pid !== null && me.pid !== undefined ? ' · pid ' + me.pid : '') +
+      ' · ' + D.profile.meta.samples + (D.profile.meta.samples === 1 ? ' census' : ' censuses') +
+      (L.runs > 1 ? ' · run ' + L.runs : '')));
+    if (L.targets.length > 1) {
+      var list = el('span', 'live-targets');
+      L.targets.forEach(function (x) {
+        var a = el('a', x.id === L.target ? 'current' : null,
+          (x.program || x.spec) + (x.pid !== null ? ' ' + x.pid : '') + ' · ' + x.state);
+        a.href = '/t/' + x.id + '/';
+        a.title = x.spec;
+        list.appendChild(a);
+      });
+      bar.appendChild(list);
+    }
+    CONTROLS.forEach(function (c) {
+      var b = el('button', null, c[1]);
+      b.type = 'button';
+      b.dataset.control = c[0];
+      b.disabled = L.state !== 'streaming';
+      b.addEventListener('click', function () { control(c[0]); });
+      bar.appendChild(b);
+    });
+    var dl = el('a', 'live-download', 'Download');
+    dl.href = 'report.html';
+    dl.title = 'the static report of what was received so far';
+    bar.appendChild(dl);
+    bar.appendChild(el('span', 'live-msg', live.message));
+    live.bar = bar;
+    return bar;
+  }
+
+  function refreshBar() {
+    if (!D.live || !live.bar || !live.bar.parentNode) return;
+    var old = live.bar;
+    old.parentNode.replaceChild(liveBar(), old);
+  }
+
+  function control(name) {
+    live.message = name.replace(/-/g, ' ') + '...';
+    refreshBar();
+    fetch('control/' + name, { method: 'POST', cache: 'no-store' }).then(function (r) {
+      return r.text();
+    }).then(function (t) {
+      live.message = t.trim();
+    }, function (e) {
+      live.message = 'could not reach rtscope serve: ' + e.message;
+    }).then(refreshBar);
+  }
+
+  function chartState() {
+    var out = {};
+    ['area', 'normalized', 'line', 'heap'].forEach(function (k) {
+      var u = charts[k];
+      if (!u || !u.scales || !u.data || !u.data[0]) return;
+      var xs = u.data[0], n = xs.length, x = u.scales.x;
+      var zoomed = n > 1 && (x.min > xs[0] + 1e-9 || x.max < xs[n - 1] - 1e-9);
+      out[k] = {
+        zoom: zoomed ? [x.min, x.max] : null,
+        hidden: u.series.filter(function (se, i) { return i > 0 && !se.show; }).map(function (se) { return se.label; })
+      };
+    });
+    return out;
+  }
+
+  function restoreCharts(st) {
+    Object.keys(st).forEach(function (k) {
+      var u = charts[k], c = st[k];
+      if (!u) return;
+      u.batch(function () {
+        u.series.forEach(function (se, i) {
+          if (i > 0 && c.hidden.indexOf(se.label) >= 0) u.setSeries(i, { show: false });
+        });
+        if (c.zoom) u.setScale('x', { min: c.zoom[0], max: c.zoom[1] });
+      });
+    });
+  }
+
+  function redraw(nd) {
+    var scrollY = window.scrollY, cs = chartState();
+    var ts = charts.table && charts.table.state ? charts.table.state() : undefined;
+    Object.keys(charts).forEach(function (k) {
+      if (charts[k] && charts[k].destroy) charts[k].destroy();
+    });
+    D = nd;
+    live.seq = nd.live.seq;
+    live.updates++;
+    var t1 = performance.now();
+    draw(ts);
+    restoreCharts(cs);
+    window.scrollTo(0, scrollY);
+    window.rtscope.data = D;
+    window.rtscope.charts = charts;
+    window.rtscope.redrawMs = performance.now() - t1;
+  }
+
+  function fetchData() {
+    if (live.fetching) { live.pending = true; return; }
+    live.fetching = true;
+    fetch('data.json', { cache: 'no-store' }).then(function (r) {
+      if (!r.ok) throw new Error('data.json: HTTP ' + r.status);
+      return r.json();
+    }).then(function (nd) {
+      if (nd.live && nd.live.seq >= live.seq) guarded('update', function () { redraw(nd); });
+    }, function (e) {
+      live.message = String(e.message || e);
+      refreshBar();
+    }).then(function () {
+      live.fetching = false;
+      if (live.pending) { live.pending = false; fetchData(); }
+    });
+  }
+
+  function startLive() {
+    live.seq = D.live.seq;
+    var es = new EventSource('events');
+    es.addEventListener('update', function (e) {
+      var m = JSON.parse(e.data);
+      if (!live.connected) { live.connected = true; refreshBar(); }
+      if (m.seq > live.seq) fetchData();
+    });
+    es.onerror = function () {
+      if (live.connected) { live.connected = false; refreshBar(); }
+    };
+  }
+
+  draw();
+  if (D.live) startLive();
 
   window.addEventListener('resize', function () {
     Object.keys(charts).forEach(function (k) {
@@ -595,6 +783,6 @@
   });
 
   /* For the browser test and benchmark. */
-  window.rtscope = { data: D, charts: charts, errors: errors, renderMs: performance.now() - t0 };
+  window.rtscope = { data: D, charts: charts, errors: errors, renderMs: performance.now() - t0, live: live };
   document.body.dataset.ready = errors.length ? 'error' : '1';
 })();

@@ -16,9 +16,14 @@
  * absent census adds 0 to sum v, sum v^2, sum t v and the integral), plus
  * sums over census times that every band shares; so one update per sample
  * value suffices and the band's series never needs to be kept. The only
- * delay: w_i needs t_{i+1}, so a band's value is committed to its sums when
- * the band next appears, or at the end (the census in progress, cur_v,
- * also collects several values with the same label).
+ * delay: w_i needs t_{i+1}, so the values of census i (cur_v, which also
+ * collects several values with the same label) are committed to their
+ * bands' sums when census i+1 begins, or at the end. The model thus needs
+ * the times of the last two censuses only. The time variance var(t) is
+ * computed in two passes over the census times while they are all kept
+ * (opts.max_times, default all); a model that must not grow with the run
+ * (rtscope serve) keeps Welford's running mean and sum of squares instead,
+ * and profile_view() gives the statistics of a run still in progress.
  *
  * Note [band series grid]
  * ~~~~~~~~~~~~~~~~~~~~~~~
@@ -378,16 +383,15 @@ static profile_band *profile_band_get(profile *p, const char *label, size_t len)
     return b;
 }
 
-/* Add the band's value of census k to its sums (Note [profile statistics]).
- * t_{k+1} must be known, or k be the last census. */
-static void profile_band_commit(profile *p, profile_band *b)
+/* Add the band's value of the census it has one in (cur_idx) to its sums
+ * (Note [profile statistics]); prev and next are the times of the censuses
+ * before and after that one (its own time where there is none). */
+static void profile_band_commit(profile *p, profile_band *b, double prev,
+                                double next)
 {
     if (b->cur_idx < 0)
         return;
-    size_t k = (size_t)b->cur_idx;
-    double v = b->cur_v, t = p->times[k];
-    double prev = k > 0 ? p->times[k - 1] : t;
-    double next = k + 1 < p->nsamples ? p->times[k + 1] : t;
+    double v = b->cur_v, t = p->t_last;
     b->sum_v += v;
     b->sum_v2 += v * v;
     b->sum_tv += t * v;
@@ -399,6 +403,23 @@ static void profile_band_commit(profile *p, profile_band *b)
     b->cur_v = 0;
 }
 
+/* The times before the last census (its own time for the first). */
+static double profile_t_before_last(const profile *p)
+{
+    return p->nsamples > 1 ? p->t_prev : p->t_last;
+}
+
+/* A census at time t begins: the bands of the last one, whose values are
+ * now complete, go into their sums. Only bands of the last census have a
+ * value pending, so the model needs the last two census times, not all. */
+static void profile_commit_last(profile *p, double t)
+{
+    double prev = profile_t_before_last(p);
+    for (size_t i = 0; i < p->ntouched; i++)
+        profile_band_commit(p, &p->bands[p->touched[i]], prev, t);
+    p->ntouched = 0;
+}
+
 /* The census in progress has ended: keep it if it is the one wanted so
  * far (Note [The kept census]). */
 static void profile_census_end(profile *p)
@@ -407,7 +428,7 @@ static void profile_census_end(profile *p)
         return;
     p->census_open = 0;
     size_t k = p->nsamples - 1;
-    double t = p->times[k], total = 0;
+    double t = p->t_last, total = 0;
     for (size_t i = 0; i < p->ntouched; i++)
         total += p->bands[p->touched[i]].cur_v;
     int keep = 0;
@@ -433,7 +454,6 @@ static void profile_census_end(profile *p)
             profile_value *nv = realloc(p->census.v, p->ntouched * sizeof(*nv));
             if (!nv) {
                 p->nomem = 1;
-                p->ntouched = 0;
                 return;
             }
             p->census.v = nv;
@@ -449,15 +469,23 @@ static void profile_census_end(profile *p)
         p->census.t = t;
         p->census.total = total;
     }
-    p->ntouched = 0;
 }
 
-int profile_sample_begin(profile *p, double t)
+/* Remember census time t: the last two, the running sums, and the list of
+ * times while opts.max_times allows (Note [profile statistics]). */
+static int profile_time_add(profile *p, double t)
 {
-    profile_census_end(p);
-    if (p->nsamples && t < p->times[p->nsamples - 1])
-        t = p->times[p->nsamples - 1]; /* never go back in time */
-    if (p->nsamples == p->times_cap) {
+    p->t_prev = p->t_last;
+    p->t_last = t;
+    p->t_sum += t;
+    double d = t - p->t_wmean;
+    p->t_wmean += d / (double)(p->nsamples + 1);
+    p->t_wm2 += d * (t - p->t_wmean);
+    if (p->opts.max_times && p->nsamples >= p->opts.max_times) {
+        free(p->times);
+        p->times = NULL;
+        p->times_cap = 0;
+    } else if (p->nsamples == p->times_cap) {
         size_t nc = p->times_cap ? p->times_cap * 2 : 1024;
         double *nt = realloc(p->times, nc * sizeof(double));
         if (!nt)
@@ -465,7 +493,20 @@ int profile_sample_begin(profile *p, double t)
         p->times = nt;
         p->times_cap = nc;
     }
-    p->times[p->nsamples++] = t;
+    if (p->times)
+        p->times[p->nsamples] = t;
+    p->nsamples++;
+    return 0;
+}
+
+int profile_sample_begin(profile *p, double t)
+{
+    profile_census_end(p);
+    if (p->nsamples && t < p->t_last)
+        t = p->t_last; /* never go back in time */
+    profile_commit_last(p, t);
+    if (profile_time_add(p, t) != 0)
+        return -1;
     size_t slot = profile_grid_slot(p, t);
     p->bucket_count[slot]++;
     p->bucket_tsum[slot] += t;
@@ -492,22 +533,19 @@ static profile_band *profile_sample_band(profile *p, const char *label,
         return p->nomem = 1, NULL;
     int64_t k = (int64_t)p->nsamples - 1;
     if (b->cur_idx != k) {
-        profile_band_commit(p, b);
-        b->cur_idx = k;
-        if (p->census_open) {
-            if (p->ntouched == p->touched_cap) {
-                size_t nc = p->touched_cap ? 2 * p->touched_cap : 64;
-                uint32_t *nt = realloc(p->touched, nc * sizeof(*nt));
-                if (!nt)
-                    return p->nomem = 1, NULL;
-                p->touched = nt;
-                p->touched_cap = nc;
-            }
-            p->touched[p->ntouched++] = (uint32_t)(b - p->bands);
+        if (p->ntouched == p->touched_cap) {
+            size_t nc = p->touched_cap ? 2 * p->touched_cap : 64;
+            uint32_t *nt = realloc(p->touched, nc * sizeof(*nt));
+            if (!nt)
+                return p->nomem = 1, NULL;
+            p->touched = nt;
+            p->touched_cap = nc;
         }
+        p->touched[p->ntouched++] = (uint32_t)(b - p->bands);
+        b->cur_idx = k;
     }
     b->cur_v += bytes;
-    double t = p->times[k];
+    double t = p->t_last;
     size_t n = (size_t)(b - p->bands);
     p->tiles[n / PROFILE_TILE][profile_grid_slot(p, t) * PROFILE_TILE +
                                n % PROFILE_TILE] += (float)bytes;
@@ -572,6 +610,15 @@ int profile_trace_add(profile *p, double t, const char *text, size_t len,
     if (p->opts.no_traces || (is_event && !p->opts.trace_events) ||
         !profile_trace_kept(p, text, len))
         return 0;
+    if (p->ntraces >= PROFILE_MAX_TRACES && p->opts.keep_last_traces) {
+        size_t half = p->ntraces / 2; /* once every half: O(1) a trace */
+        for (size_t i = 0; i < half; i++)
+            free(p->traces[i].text);
+        memmove(p->traces, p->traces + half,
+                (p->ntraces - half) * sizeof(*p->traces));
+        p->ntraces -= half;
+        p->traces_dropped += half;
+    }
     if (p->ntraces >= PROFILE_MAX_TRACES) {
         p->traces_dropped++;
         return 0;
@@ -839,30 +886,79 @@ static void profile_band_stats(const profile *p, profile_band *b, double mt,
     b->size_mib_s = b->integral / (1024.0 * 1024.0);
 }
 
+/* The mean and the variance of the census times: two passes over them
+ * while all are kept, else Welford's running values. */
+static void profile_time_stats(const profile *p, double *mt, double *var_t)
+{
+    double n = (double)p->nsamples;
+    *mt = p->nsamples ? p->t_sum / n : 0;
+    *var_t = 0;
+    if (!p->nsamples)
+        return;
+    if (!p->times) {
+        *var_t = p->t_wm2 / n;
+        return;
+    }
+    for (size_t i = 0; i < p->nsamples; i++)
+        *var_t += (p->times[i] - *mt) * (p->times[i] - *mt);
+    *var_t /= n;
+}
+
+/* Name band b (once its IPE entry, if any, has been seen). */
+static void profile_band_name(profile *p, profile_band *b)
+{
+    if (b->name && b->ipe)
+        return;
+    el_str key = {b->key, b->key_len};
+    const ipe_entry *e = bands_ipe(p->names, key);
+    if (b->name && e == b->ipe)
+        return;
+    char *name = bands_label_name(p->names, key);
+    if (!name) {
+        p->nomem = 1;
+        return;
+    }
+    free(b->name);
+    b->name = name;
+    b->ipe = e;
+}
+
 int profile_finish(profile *p)
 {
     if (p->finished)
         return p->nomem ? -1 : 0;
     p->finished = 1;
     profile_census_end(p);
-    double mt = 0, var_t = 0;
-    for (size_t i = 0; i < p->nsamples; i++)
-        mt += p->times[i];
-    if (p->nsamples)
-        mt /= (double)p->nsamples;
-    for (size_t i = 0; i < p->nsamples; i++)
-        var_t += (p->times[i] - mt) * (p->times[i] - mt);
-    if (p->nsamples)
-        var_t /= (double)p->nsamples;
+    double mt, var_t, prev = profile_t_before_last(p);
+    profile_time_stats(p, &mt, &var_t);
     for (size_t i = 0; i < p->nbands; i++) {
         profile_band *b = &p->bands[i];
-        profile_band_commit(p, b);
+        profile_band_commit(p, b, prev, p->t_last);
         profile_band_stats(p, b, mt, var_t);
-        el_str key = {b->key, b->key_len};
-        b->ipe = bands_ipe(p->names, key);
-        b->name = bands_label_name(p->names, key);
-        if (!b->name)
-            p->nomem = 1;
+        profile_band_name(p, b);
+    }
+    return p->nomem ? -1 : 0;
+}
+
+int profile_view(profile *p)
+{
+    if (p->finished)
+        return profile_finish(p);
+    double mt, var_t, prev = profile_t_before_last(p);
+    profile_time_stats(p, &mt, &var_t);
+    for (size_t i = 0; i < p->nbands; i++) {
+        profile_band *b = &p->bands[i];
+        profile_band v = *b;
+        profile_band_commit(p, &v, prev, p->t_last);
+        profile_band_stats(p, &v, mt, var_t);
+        b->mean = v.mean;
+        b->stddev = v.stddev;
+        b->intercept = v.intercept;
+        b->slope = v.slope;
+        b->r2 = v.r2;
+        b->size_mib_s = v.size_mib_s;
+        b->max_v = v.max_v; /* a maximum: taking cur_v again changes nothing */
+        profile_band_name(p, b);
     }
     return p->nomem ? -1 : 0;
 }

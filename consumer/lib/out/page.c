@@ -73,6 +73,9 @@ static int report_html(FILE *f, const char *title, const profile *a,
         const char *slot = at + 2;
         if (nl == 5 && memcmp(slot, "TITLE", 5) == 0) {
             report_html_text(f, title, strlen(title));
+        } else if (nl == 7 && memcmp(slot, "CONNECT", 7) == 0) {
+            if (opts->live)
+                fputs("; connect-src 'self'", f);
         } else if (nl == 4 && memcmp(slot, "DATA", 4) == 0) {
             rc = b ? report_write_diff_json(f, a, b, opts)
                    : report_write_json(f, a, opts);

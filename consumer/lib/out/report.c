@@ -497,6 +497,8 @@ static int report_json_profile(report_out *o, const profile *p,
     }
     fputs("]}", f);
     report_options(f, opts);
+    if (opts->live)
+        fprintf(f, ",\"live\":%s", opts->live);
     report_strings(o);
     fputs("}", f);
     free(order);

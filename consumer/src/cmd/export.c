@@ -16,6 +16,7 @@
 #include "export.h"
 
 #include "cli.h"
+#include "httpd.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -299,12 +300,7 @@ static int export_loop(exporter *ex)
         fprintf(stderr, "rtscope export: out of memory\n");
         return CLI_EXIT_DATA;
     }
-    int mhd_fd = -1;
-    if (ex->httpd) {
-        const union MHD_DaemonInfo *di =
-            MHD_get_daemon_info(ex->httpd, MHD_DAEMON_INFO_EPOLL_FD);
-        mhd_fd = di ? di->epoll_fd : -1;
-    }
+    int mhd_fd = ex->httpd ? httpd_fd(ex->httpd) : -1;
     while (!export_stop_flag) {
         int64_t now = target_now_ms();
         int timeout = 1000;
@@ -395,29 +391,17 @@ static int export_open(exporter *ex, export_args *a, size_t n, char **specs)
 static int export_serve(exporter *ex, const char *prom)
 {
     char why[300];
-    struct sockaddr_storage ss;
-    if (export_listen_addr(prom, &ss, why, sizeof(why)) != 0)
+    int usage;
+    ex->httpd = httpd_start(prom, 0, export_http, ex, why, sizeof(why), &usage);
+    if (!ex->httpd && usage)
         return cli_usage_error(&cli_cmd_export, "--prometheus: %s", why);
-    unsigned flags = MHD_USE_EPOLL;
-    if (ss.ss_family == AF_INET6)
-        flags |= MHD_USE_IPv6;
-    ex->httpd = MHD_start_daemon(
-        flags, 0, NULL, NULL, export_http, ex, MHD_OPTION_SOCK_ADDR,
-        (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_END);
     if (!ex->httpd) {
-        fprintf(stderr,
-                "rtscope export: cannot serve on %s: %s (is the port "
-                "in use?)\n",
-                prom, errno ? strerror(errno) : "libmicrohttpd failed");
+        fprintf(stderr, "rtscope export: %s\n", why);
         return CLI_EXIT_DATA;
     }
-    if (!ex->quiet) {
-        const union MHD_DaemonInfo *di =
-            MHD_get_daemon_info(ex->httpd, MHD_DAEMON_INFO_BIND_PORT);
+    if (!ex->quiet)
         fprintf(stderr, "rtscope export: serving http://%s/metrics (port %u)\n",
-                prom, di ? (unsigned)di->port : 0u);
-    }
+                prom, httpd_port(ex->httpd));
     return CLI_EXIT_OK;
 }
 

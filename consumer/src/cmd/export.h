@@ -53,7 +53,5 @@ enum MHD_Result export_http(void *cls, struct MHD_Connection *c,
                             const char *url, const char *method,
                             const char *version, const char *upload_data,
                             size_t *upload_data_size, void **con_cls);
-int export_listen_addr(const char *spec, struct sockaddr_storage *ss, char *why,
-                       size_t why_len);
 
 #endif

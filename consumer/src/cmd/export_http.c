@@ -4,6 +4,7 @@
 #include "export.h"
 
 #include "cli.h"
+#include "httpd.h"
 #include "rtscope/out/prom.h"
 
 #include <curl/curl.h>
@@ -95,48 +96,16 @@ static void export_write_self(exporter *ex, FILE *f)
     }
 }
 
-static enum MHD_Result export_respond(struct MHD_Connection *c, unsigned status,
-                                      const char *type, char *body, size_t len)
-{
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-    if (!r) {
-        free(body);
-        return MHD_NO;
-    }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-    enum MHD_Result ret = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
-    return ret;
-}
-
-static enum MHD_Result export_text(struct MHD_Connection *c, unsigned status,
-                                   const char *text)
-{
-    char *b = strdup(text);
-    if (!b)
-        return MHD_NO;
-    return export_respond(c, status, "text/plain; charset=utf-8", b, strlen(b));
-}
-
 static enum MHD_Result export_control(exporter *ex, struct MHD_Connection *c,
                                       const char *what)
 {
     enum target_command cmd;
-    if (strcmp(what, "request-heap-census") == 0)
-        cmd = TARGET_CMD_REQUEST_CENSUS;
-    else if (strcmp(what, "start-heap-profiling") == 0)
-        cmd = TARGET_CMD_START_HEAP_PROF;
-    else if (strcmp(what, "stop-heap-profiling") == 0)
-        cmd = TARGET_CMD_STOP_HEAP_PROF;
-    else if (strcmp(what, "heap-snapshot") == 0)
-        cmd = TARGET_CMD_HEAP_SNAPSHOT;
-    else
-        return export_text(c, MHD_HTTP_NOT_FOUND,
-                           "unknown control: use /control/request-heap-"
-                           "census, /control/start-heap-profiling, "
-                           "/control/stop-heap-profiling or "
-                           "/control/heap-snapshot\n");
+    if (target_command_parse(what, &cmd) != 0)
+        return httpd_text(c, MHD_HTTP_NOT_FOUND,
+                          "unknown control: use /control/request-heap-"
+                          "census, /control/start-heap-profiling, "
+                          "/control/stop-heap-profiling or "
+                          "/control/heap-snapshot\n");
     const char *pid =
         MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
     const char *prog =
@@ -180,7 +149,7 @@ static enum MHD_Result export_control(exporter *ex, struct MHD_Connection *c,
     unsigned status = sent     ? MHD_HTTP_OK
                       : failed ? MHD_HTTP_BAD_GATEWAY
                                : MHD_HTTP_NOT_FOUND;
-    return export_respond(c, status, "text/plain; charset=utf-8", body, len);
+    return httpd_respond(c, status, "text/plain; charset=utf-8", body, len);
 }
 
 enum MHD_Result export_http(void *cls, struct MHD_Connection *c,
@@ -205,14 +174,14 @@ enum MHD_Result export_http(void *cls, struct MHD_Connection *c,
     int post = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
     if (strncmp(url, "/control/", 9) == 0) {
         if (!post)
-            return export_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-                               "control requests are POST requests\n");
+            return httpd_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+                              "control requests are POST requests\n");
         return export_control(ex, c, url + 9);
     }
     if (strcmp(url, "/metrics") == 0) {
         if (!get)
-            return export_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-                               "/metrics: use GET\n");
+            return httpd_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+                              "/metrics: use GET\n");
         char *body = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&body, &len);
@@ -225,41 +194,14 @@ enum MHD_Result export_http(void *cls, struct MHD_Connection *c,
             free(body);
             return MHD_NO;
         }
-        return export_respond(c, MHD_HTTP_OK, PROM_CONTENT_TYPE, body, len);
+        return httpd_respond(c, MHD_HTTP_OK, PROM_CONTENT_TYPE, body, len);
     }
     if (strcmp(url, "/") == 0 && get)
-        return export_text(c, MHD_HTTP_OK,
-                           "rtscope export\n\nGET  /metrics\n"
-                           "POST /control/request-heap-census[?pid=N|"
-                           "program=NAME|target=SPEC]\n"
-                           "POST /control/start-heap-profiling\n"
-                           "POST /control/stop-heap-profiling\n");
-    return export_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
-}
-
-/* Parse HOST:PORT, :PORT, PORT or [V6]:PORT; HOST defaults to 127.0.0.1. */
-int export_listen_addr(const char *spec, struct sockaddr_storage *ss, char *why,
-                       size_t why_len)
-{
-    el_hostport hp;
-    el_error err;
-    if (el_hostport_parse(spec, "127.0.0.1", &hp, &err) != EL_OK) {
-        snprintf(why, why_len, "%s", err.msg);
-        return -1;
-    }
-    const char *host = hp.host, *port = hp.port;
-    struct addrinfo hints, *res = NULL;
-    memset(&hints, 0, sizeof(hints));
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-    int g = getaddrinfo(host, port, &hints, &res);
-    if (g != 0) {
-        snprintf(why, why_len, "cannot resolve '%s': %s", host,
-                 gai_strerror(g));
-        return -1;
-    }
-    memset(ss, 0, sizeof(*ss));
-    memcpy(ss, res->ai_addr, res->ai_addrlen);
-    freeaddrinfo(res);
-    return 0;
+        return httpd_text(c, MHD_HTTP_OK,
+                          "rtscope export\n\nGET  /metrics\n"
+                          "POST /control/request-heap-census[?pid=N|"
+                          "program=NAME|target=SPEC]\n"
+                          "POST /control/start-heap-profiling\n"
+                          "POST /control/stop-heap-profiling\n");
+    return httpd_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
 }

@@ -56,3 +56,28 @@ labels_named() {
 
 # html_json_check CANONICAL JSON N: checkers/html-json-check.py, the numbers of `rtscope html --json` against ghc-events
 html_json_check() { python3 "$TESTSUITE/tools/checkers/html-json-check.py" "$@"; }
+
+# serve_bg SECS TARGET... [OPTIONS]: rtscope serve on a free port for at most SECS s (export_env bg: pid in serve.pid,
+# messages in serve.err), once it listens; its URL in serve.url
+serve_bg() {
+    local secs=$1
+    shift
+    export_env bg serve "$secs" "$RTSCOPE" serve "$@" --listen 127.0.0.1:0 &&
+        wait_until 10 grep -q '^rtscope serve: http://' serve.err &&
+        sed -n 's#^rtscope serve: \(http://[^ ]*\)$#\1#p' serve.err > serve.url
+}
+
+# check_serve OUT ARGS...: consumer/web/test/check-serve.mjs, a user's session with the served page in headless
+# Chromium (ARGS: --restart CMD, --soak SECS, --watch-only), screenshots in shots/; its account in OUT (shown on failure)
+check_serve() {
+    local out=$1
+    shift
+    node "$TOP/consumer/web/test/check-serve.mjs" "$(cat serve.url)" shots "$@" > "$out" || { cat "$out" >&3; return 1; }
+}
+
+# rss_kib PID: the resident memory of process PID, in KiB
+rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+
+# sample_rss PID SECS OUT: the resident memory of PID (KiB) once a second for SECS s, one line each, into OUT (in the
+# background)
+sample_rss() { (for ((i = 0; i < $2; i++)); do rss_kib "$1" || break; sleep 1; done > "$3") & }

@@ -78,7 +78,9 @@ START_TEST(kept_census)
     profile_free(p);
     p = census_profile(PROFILE_PICK_NONE, 0, 0);
     ck_assert_int_eq(p->census.found, 0);
-    ck_assert_uint_eq(p->ntouched, 0);
+    /* what is listed is the last census's bands, whose values wait for
+     * the next census (Note [profile statistics]), never more */
+    ck_assert_uint_le(p->ntouched, p->nbands);
     profile_free(p);
 }
 END_TEST
@@ -263,8 +265,8 @@ START_TEST(diff_base)
 }
 END_TEST
 
-Suite *hp_suite(void);     /* test_hp.c */
-Suite *strmap_suite(void); /* test_strmap.c */
+Suite *hp_suite(void);      /* test_hp.c */
+Suite *strmap_suite(void);  /* test_strmap.c */
 Suite *profile_suite(void); /* test_profile.c */
 
 int main(void)

@@ -2,7 +2,11 @@
  * profile.c, Note [band series grid] and Note [Bands by address]): each
  * band's values land in its own cells of the tiled grid and survive the
  * grid's doublings and a budget's halvings whole; -hi address labels and
- * other labels name bands apart. */
+ * other labels name bands apart. And the live model of rtscope serve
+ * (Note [profile statistics]): profile_view of a run in progress gives
+ * exactly what profile_finish of the same prefix gives; a model that keeps
+ * few census times gives the same statistics (to rounding) without them;
+ * a live model keeps its latest markers. */
 #define _POSIX_C_SOURCE 200809L
 #include "rtscope/model/profile.h"
 
@@ -41,12 +45,12 @@ static profile *grid_profile(size_t budget, int ncensus)
             char label[32];
             band_label(label, sizeof(label), j);
             if (k == j % 7) {
-                ck_assert_int_eq(
-                    profile_sample_value(p, label, strlen(label), j / 2.0 + 0.5),
-                    0);
-                ck_assert_int_eq(
-                    profile_sample_value(p, label, strlen(label), j / 2.0 + 0.5),
-                    0);
+                ck_assert_int_eq(profile_sample_value(p, label, strlen(label),
+                                                      j / 2.0 + 0.5),
+                                 0);
+                ck_assert_int_eq(profile_sample_value(p, label, strlen(label),
+                                                      j / 2.0 + 0.5),
+                                 0);
             } else {
                 ck_assert_int_eq(
                     profile_sample_value(p, label, strlen(label), j + 1.0), 0);
@@ -110,6 +114,120 @@ START_TEST(profile_grid_budget)
 }
 END_TEST
 
+/* Census k of a small live run: band "grow" is 1000 + 50 t, band "steady"
+ * 300 in even censuses only, band "late" appears from census 20. */
+static void live_census(profile *p, int k)
+{
+    double t = 0.25 * k + 0.01 * (k % 3);
+    ck_assert_int_eq(profile_sample_begin(p, t), 0);
+    ck_assert_int_eq(profile_sample_value(p, "grow", 4, 1000 + 50 * t), 0);
+    if (k % 2 == 0)
+        ck_assert_int_eq(profile_sample_value(p, "steady", 6, 300), 0);
+    if (k >= 20)
+        ck_assert_int_eq(profile_sample_value(p, "late", 4, 7.0 * k), 0);
+    profile_sample_end(p);
+}
+
+static profile *live_profile(const profile_opts *o, int ncensus)
+{
+    profile *p = profile_new(o);
+    ck_assert_ptr_nonnull(p);
+    for (int k = 0; k < ncensus; k++)
+        live_census(p, k);
+    return p;
+}
+
+static const profile_band *band_named(const profile *p, const char *name)
+{
+    for (size_t i = 0; i < p->nbands; i++)
+        if (strcmp(p->bands[i].key, name) == 0)
+            return &p->bands[i];
+    return NULL;
+}
+
+START_TEST(profile_view_is_finish)
+{
+    profile *p = profile_new(NULL);
+    ck_assert_ptr_nonnull(p);
+    for (int k = 0; k < 40; k++) {
+        live_census(p, k);
+        ck_assert_int_eq(profile_view(p), 0);
+        profile *q = live_profile(NULL, k + 1);
+        ck_assert_int_eq(profile_finish(q), 0);
+        ck_assert_uint_eq(p->nbands, q->nbands);
+        for (size_t i = 0; i < q->nbands; i++) {
+            const profile_band *a = band_named(p, q->bands[i].key),
+                               *b = &q->bands[i];
+            ck_assert_ptr_nonnull(a);
+            ck_assert_str_eq(a->name, b->name);
+            /* the same sums in the same order: the same doubles */
+            ck_assert(a->mean == b->mean && a->stddev == b->stddev);
+            ck_assert(a->slope == b->slope && a->intercept == b->intercept);
+            ck_assert(a->r2 == b->r2 && a->size_mib_s == b->size_mib_s);
+            ck_assert(a->max_v == b->max_v);
+        }
+        profile_free(q);
+    }
+    /* the view took nothing away: finishing now gives the same again */
+    const profile_band *g = band_named(p, "grow");
+    double slope = g->slope;
+    ck_assert_int_eq(profile_finish(p), 0);
+    ck_assert(g->slope == slope);
+    ck_assert(fabs(slope - 50) < 1e-6);
+    profile_free(p);
+}
+END_TEST
+
+START_TEST(profile_bounded_times)
+{
+    profile_opts o;
+    memset(&o, 0, sizeof(o));
+    o.max_times = 16;
+    profile *p = live_profile(&o, 3000), *q = live_profile(NULL, 3000);
+    ck_assert_ptr_null(p->times); /* no memory a census */
+    ck_assert_ptr_nonnull(q->times);
+    ck_assert_int_eq(profile_view(p), 0);
+    ck_assert_int_eq(profile_finish(q), 0);
+    for (size_t i = 0; i < q->nbands; i++) {
+        const profile_band *a = band_named(p, q->bands[i].key),
+                           *b = &q->bands[i];
+        ck_assert(a->mean == b->mean && a->size_mib_s == b->size_mib_s);
+        ck_assert(fabs(a->slope - b->slope) <= 1e-9 * (fabs(b->slope) + 1));
+        ck_assert(fabs(a->intercept - b->intercept) <=
+                  1e-9 * (fabs(b->intercept) + 1));
+        ck_assert(fabs(a->r2 - b->r2) <= 1e-9);
+    }
+    profile_free(p);
+    profile_free(q);
+}
+END_TEST
+
+START_TEST(profile_latest_traces)
+{
+    profile_opts o;
+    memset(&o, 0, sizeof(o));
+    o.keep_last_traces = 1;
+    profile *p = profile_new(&o), *q = profile_new(NULL);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_ptr_nonnull(q);
+    char text[32];
+    for (int i = 0; i < 25000; i++) {
+        int n = snprintf(text, sizeof(text), "mark %d", i);
+        ck_assert_int_eq(profile_trace_add(p, i, text, (size_t)n, 0), 0);
+        ck_assert_int_eq(profile_trace_add(q, i, text, (size_t)n, 0), 0);
+    }
+    ck_assert_uint_le(p->ntraces, PROFILE_MAX_TRACES);
+    ck_assert_uint_eq(p->ntraces + p->traces_dropped, 25000);
+    ck_assert_str_eq(p->traces[p->ntraces - 1].text, "mark 24999");
+    ck_assert(p->traces[0].t < p->traces[p->ntraces - 1].t);
+    /* a whole-run report keeps the first ones */
+    ck_assert_uint_eq(q->ntraces, PROFILE_MAX_TRACES);
+    ck_assert_str_eq(q->traces[q->ntraces - 1].text, "mark 9999");
+    profile_free(p);
+    profile_free(q);
+}
+END_TEST
+
 Suite *profile_suite(void)
 {
     Suite *s = suite_create("profile");
@@ -117,5 +235,10 @@ Suite *profile_suite(void)
     tcase_add_test(tc, profile_grid_doublings);
     tcase_add_test(tc, profile_grid_budget);
     suite_add_tcase(s, tc);
+    TCase *lv = tcase_create("live");
+    tcase_add_test(lv, profile_view_is_finish);
+    tcase_add_test(lv, profile_bounded_times);
+    tcase_add_test(lv, profile_latest_traces);
+    suite_add_tcase(s, lv);
     return s;
 }

@@ -44,6 +44,15 @@ typedef struct profile_opts {
     int pick;          /* PROFILE_PICK_* */
     size_t pick_index; /* PROFILE_PICK_INDEX: census number, from 0 */
     double pick_at;    /* PROFILE_PICK_AT: the census nearest this time */
+    /* census times kept for the exact (two-pass) time variance of the
+     * statistics; beyond this many the variance is Welford's running one
+     * and the model's memory no longer grows with censuses (rtscope serve).
+     * 0: all */
+    size_t max_times;
+    /* markers and messages beyond PROFILE_MAX_TRACES: 0 drops the new
+     * ones (a report of a whole run keeps its first), 1 drops the oldest
+     * half (a live report keeps the latest) */
+    int keep_last_traces;
 } profile_opts;
 
 /* Which census a profile keeps whole (Note [The kept census], profile.c). */
@@ -112,8 +121,12 @@ typedef struct profile {
     double last_time; /* seconds, latest event */
     uint64_t input_bytes, events;
     /* censuses */
-    double *times; /* begin time of each census, seconds */
+    double *times; /* begin time of each census, seconds (the first
+                      opts.max_times; NULL once beyond) */
     size_t nsamples, times_cap;
+    double t_last, t_prev; /* times of the last two censuses */
+    double t_sum;          /* sum of census times, in census order */
+    double t_wmean, t_wm2; /* Welford's running mean and sum of squares */
     int in_sample;
     /* bands */
     profile_band *bands;
@@ -153,7 +166,7 @@ typedef struct profile {
     /* traces */
     profile_trace *traces;
     size_t ntraces, traces_cap;
-    uint64_t traces_dropped; /* beyond the cap */
+    uint64_t traces_dropped; /* beyond the cap (opts.keep_last_traces) */
     /* naming */
     bands *names;  /* band names: IPE entries, cost centres (bands.h) */
     char *scratch; /* cost-centre stack labels */
@@ -162,7 +175,8 @@ typedef struct profile {
     int finished;
 } profile;
 
-/* At most this many markers and messages are kept (the first ones). */
+/* At most this many markers and messages are kept (the first ones, or
+ * with opts.keep_last_traces the latest). */
 #define PROFILE_MAX_TRACES 10000
 
 profile *profile_new(const profile_opts *opts);
@@ -187,6 +201,12 @@ int profile_read_hp(profile *p, FILE *f, char *msg, size_t msglen);
 
 /* Compute the statistics and the band names. Returns 0 or -1 (memory). */
 int profile_finish(profile *p);
+
+/* The same as of now, for a report of a run still in progress (rtscope
+ * serve): every band's statistics and name as profile_finish would give
+ * them if the input ended here, while the profile goes on taking events.
+ * Returns 0 or -1 (memory). */
+int profile_view(profile *p);
 
 /* The mean time (seconds) of the censuses in a non-empty bucket. */
 static inline double profile_bucket_time(const profile *p, size_t b)

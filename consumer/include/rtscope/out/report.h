@@ -23,6 +23,10 @@ typedef struct report_opts {
     int reverse;
     double y_axis; /* fixed maximum of the area chart (bytes), 0: auto */
     const char *input, *input_b; /* names shown in the page */
+    /* rtscope serve: a JSON value written as the data's "live" member, and
+     * the page may then connect to its own origin (Content-Security-Policy
+     * connect-src 'self'); NULL: a report complete in itself */
+    const char *live;
 } report_opts;
 
 /* Parse a --sort value; returns 0 or -1. */

@@ -1,0 +1,375 @@
+/* rtscope serve: the HTML report of running programs, kept current in the
+ * browser.
+ *
+ * Note [A live report]
+ * ~~~~~~~~~~~~~~~~~~~~
+ * Each target (an eventlog socket, followed across restarts by target.c)
+ * feeds one heap-profile model (profile.h), the model `rtscope html`
+ * reads a file into, so the page is the same report with the same panes.
+ * The model keeps going: profile_view() gives the statistics as of now
+ * without ending it, and it was built not to grow with the run (series on
+ * a grid that coarsens, Note [band series grid]; census times not kept
+ * beyond opts.max_times; the latest PROFILE_MAX_TRACES markers). A program
+ * that restarts continues on the same timeline: the new run's times are
+ * shifted to start where the old one ended plus the time it was away, and
+ * a marker says so.
+ *
+ * Versions, not pushes of data: whenever a target's model changed, at
+ * most every --update seconds, its version number goes up and every page
+ * listening to the target's server-sent events (GET /t/N/events) is told
+ * the number; the page then fetches /t/N/data.json, which is built once
+ * per version whatever the number of pages. So an idle page costs nothing,
+ * a slow page skips versions instead of queueing them, and the server's
+ * memory is the models plus one JSON per target. Everything runs in one
+ * thread around one poll, as in `rtscope export` (Note [One thread, one
+ * poll] in export.c): event streams wait suspended (libmicrohttpd's
+ * suspend/resume) and are resumed by the loop.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "serve.h"
+
+#include "cli.h"
+#include "html_opts.h"
+
+#include <errno.h>
+#include <float.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SERVE_READ_BUDGET ((size_t)1 << 20)
+#define SERVE_MAX_TIMES 4096 /* census times kept for exact statistics */
+
+static volatile sig_atomic_t serve_stop_flag;
+
+static void serve_on_signal(int sig)
+{
+    (void)sig;
+    serve_stop_flag = 1;
+}
+
+static const char serve_about[] =
+    "Serve the HTML report of running programs (TARGET: an eventlog socket,\n"
+    "unix:PATH, tcp:HOST:PORT or tcp:PORT) and keep it current in the\n"
+    "browser: new censuses, markers and GC figures reach an open page within\n"
+    "a second of arriving, without a reload and without losing its zoom,\n"
+    "hidden bands, table filters or selected band. Buttons ask the program\n"
+    "for a census now and start or stop heap profiling; Download saves the\n"
+    "static report of what was received. A program that restarts continues\n"
+    "on the same page. With several targets, the page lists them all.\n";
+
+static const char serve_more[] =
+    "Pages: / (the first target), /t/N/ (target N), /t/N/report.html (the\n"
+    "static report), /t/N/data.json (its data), /t/N/events (server-sent\n"
+    "events), POST /t/N/control/request-heap-census, .../start-heap-\n"
+    "profiling, .../stop-heap-profiling. Memory does not grow with the\n"
+    "length of a run: see docs/html.md, \"Watching a service\".\n";
+
+typedef struct serve_args {
+    html_opts h; /* first: html_report_table's values are in it */
+    const char *listen;
+    double update, backoff;
+    size_t merge_budget;
+    int quiet;
+} serve_args;
+
+static const opt serve_opts[] = {
+    {.name = "listen",
+     .kind = OPT_STRING,
+     .argname = "[HOST:]PORT",
+     .value = OPT_AT(serve_args, listen),
+     .help = "where to serve (default 127.0.0.1:8686; HOST\n"
+             "defaults to 127.0.0.1; PORT 0: any free port)"},
+    {.name = "update",
+     .kind = OPT_NUMBER,
+     .argname = "SECS",
+     .lo = 0.05,
+     .hi = 3600,
+     .value = OPT_AT(serve_args, update),
+     .help = "a new version of a page's data at most this\n"
+             "often (default 0.5)",
+     .bad = "seconds, from 0.05 to 3600"},
+    {.name = "backoff",
+     .kind = OPT_NUMBER,
+     .argname = "SECS",
+     .lo = DBL_TRUE_MIN,
+     .hi = 86400,
+     .value = OPT_AT(serve_args, backoff),
+     .help = "longest delay between connection attempts to a\n"
+             "target (default 2): a restarted program is\n"
+             "followed within this",
+     .bad = "seconds, above 0 and at most 86400"},
+    {.name = "merge-buffer",
+     .kind = OPT_SIZE,
+     .argname = "SIZE",
+     .value = OPT_AT(serve_args, merge_budget),
+     .help = "bytes held per target to order events across\n"
+             "capabilities (default 2M)",
+     .bad = "not a size (K, M, G suffixes)"},
+    {.name = "quiet",
+     .kind = OPT_FLAG,
+     .set = 1,
+     .value = OPT_AT(serve_args, quiet),
+     .help = "no status messages on stderr"},
+    OPT_INCLUDE_HERE(html_report_table),
+    OPT_END,
+};
+
+static int serve_run(int argc, char **argv);
+
+const cli_command cli_cmd_serve = {
+    .name = "serve",
+    .summary = "serve running programs' heap reports, live, to a browser",
+    .synopsis = "rtscope serve TARGET... [--listen [HOST:]PORT] [options]",
+    .about = serve_about,
+    .opts = serve_opts,
+    .sep = ' ',
+    .more = serve_more,
+    .run = serve_run,
+};
+
+/* ---- the model of each target ----------------------------------------- */
+
+static void serve_want(uint8_t *wanted)
+{
+    profile_wanted(wanted);
+}
+
+/* A run begins: continue the timeline where the last run left it. */
+static void serve_run_begins(serve_target *st, target *t)
+{
+    st->runs++;
+    if (st->runs == 1)
+        return;
+    int64_t away_ms = st->run_ended_ms ? target_now_ms() - st->run_ended_ms : 0;
+    double at = st->p->last_time + (double)away_ms / 1000.0;
+    st->offset_ns = (int64_t)(at * 1e9);
+    char text[200];
+    int n;
+    if (t->m && t->m->have_pid)
+        n = snprintf(text, sizeof(text), "restarted: %s pid %lu (run %llu)",
+                     t->m->program, (unsigned long)t->m->pid,
+                     (unsigned long long)st->runs);
+    else
+        n = snprintf(text, sizeof(text), "restarted (run %llu)",
+                     (unsigned long long)st->runs);
+    profile_trace_add(st->p, at, text, (size_t)n, 0);
+    if (at > st->p->last_time)
+        st->p->last_time = at;
+}
+
+static void serve_on_event(void *ctx, target *t, const el_event *ev,
+                           unsigned changed)
+{
+    serve_target *st = ctx;
+    st->dirty = 1;
+    if (!ev && changed == 0) {
+        serve_run_begins(st, t);
+        return;
+    }
+    if (!ev) { /* the run ended: a census cut short ends here */
+        if (st->p->in_sample)
+            profile_sample_end(st->p);
+        st->run_ended_ms = target_now_ms();
+        return;
+    }
+    const el_typetab *types = target_types(t);
+    if (st->offset_ns == 0) {
+        profile_sink(st->p, ev, types);
+        return;
+    }
+    el_event shifted = *ev;
+    shifted.ts = ev->ts + (uint64_t)st->offset_ns;
+    profile_sink(st->p, &shifted, types);
+}
+
+/* One line on stderr per status change that matters. */
+static void serve_status_lines(serve *sv)
+{
+    for (size_t i = 0; !sv->quiet && i < sv->n; i++) {
+        serve_target *st = &sv->tg[i];
+        target *t = st->t;
+        if (st->status_seq == t->status_seq)
+            continue;
+        st->status_seq = t->status_seq;
+        if (!t->status_is_error && strncmp(t->status, "connect", 7) == 0)
+            continue;
+        if (t->m && !t->ended && t->m->have_pid)
+            fprintf(stderr, "rtscope serve: %s: %s: %s pid %lu\n", t->spec,
+                    t->status, t->m->program, (unsigned long)t->m->pid);
+        else
+            fprintf(stderr, "rtscope serve: %s: %s\n", t->spec, t->status);
+    }
+}
+
+/* Publish a new version of the targets that changed, at most every
+ * update_ms; returns the milliseconds until one is due (or 1000). */
+static int serve_publish(serve *sv, int64_t now)
+{
+    int wait = 1000;
+    for (size_t i = 0; i < sv->n; i++) {
+        serve_target *st = &sv->tg[i];
+        if (!st->dirty)
+            continue;
+        int64_t due = st->published_ms + sv->update_ms;
+        if (st->seq && now < due) {
+            if (due - now < wait)
+                wait = (int)(due - now);
+            continue;
+        }
+        st->seq++;
+        st->dirty = 0;
+        st->published_ms = now;
+    }
+    return wait;
+}
+
+/* ---- the loop ---------------------------------------------------------- */
+
+static int serve_loop(serve *sv)
+{
+    struct pollfd *pfds = calloc(sv->n + 1, sizeof(*pfds));
+    if (!pfds) {
+        fprintf(stderr, "rtscope serve: out of memory\n");
+        return CLI_EXIT_DATA;
+    }
+    int mhd_fd = httpd_fd(sv->httpd);
+    while (!serve_stop_flag) {
+        int64_t now = target_now_ms();
+        int timeout = serve_publish(sv, now);
+        serve_wake(sv, now, 0);
+        MHD_run(sv->httpd); /* what the wake-up resumed */
+        for (size_t i = 0; i < sv->n; i++) {
+            target_pollfd(sv->tg[i].t, &pfds[i]);
+            int to = target_timeout_ms(sv->tg[i].t, now);
+            if (to >= 0 && to < timeout)
+                timeout = to;
+        }
+        pfds[sv->n] = (struct pollfd){.fd = mhd_fd, .events = POLLIN};
+        MHD_UNSIGNED_LONG_LONG mt;
+        if (MHD_get_timeout(sv->httpd, &mt) == MHD_YES &&
+            mt < (MHD_UNSIGNED_LONG_LONG)timeout)
+            timeout = (int)mt;
+        if (poll(pfds, sv->n + 1, timeout) < 0 && errno != EINTR) {
+            fprintf(stderr, "rtscope serve: poll: %s\n", strerror(errno));
+            break;
+        }
+        now = target_now_ms();
+        for (size_t i = 0; i < sv->n; i++)
+            target_step(sv->tg[i].t, pfds[i].revents, now, SERVE_READ_BUDGET);
+        MHD_run(sv->httpd);
+        serve_status_lines(sv);
+    }
+    free(pfds);
+    return CLI_EXIT_OK;
+}
+
+/* The targets (specs[0..n-1]) into sv: CLI_EXIT_OK, or an exit status
+ * after a message. */
+static int serve_open(serve *sv, serve_args *a, size_t n, char **specs)
+{
+    sv->n = n;
+    sv->tg = calloc(n, sizeof(*sv->tg));
+    if (!sv->tg) {
+        fprintf(stderr, "rtscope serve: out of memory\n");
+        return CLI_EXIT_DATA;
+    }
+    target_opts to;
+    memset(&to, 0, sizeof(to));
+    to.merge_budget = a->merge_budget;
+    to.backoff_max_ms = (int)(a->backoff * 1000);
+    to.on_event = serve_on_event;
+    to.want = serve_want;
+    char why[300];
+    for (size_t i = 0; i < n; i++) {
+        serve_target *st = &sv->tg[i];
+        st->sv = sv;
+        st->id = i;
+        st->p = profile_new(&sv->popts);
+        if (!st->p) {
+            fprintf(stderr, "rtscope serve: out of memory\n");
+            return CLI_EXIT_DATA;
+        }
+        to.ctx = st;
+        st->t = target_new(specs[i], &to, why, sizeof(why));
+        if (!st->t)
+            return cli_usage_error(&cli_cmd_serve, "%s", why);
+    }
+    return CLI_EXIT_OK;
+}
+
+static int serve_listen(serve *sv, const char *listen)
+{
+    char why[300];
+    int usage;
+    sv->httpd = httpd_start(listen, MHD_ALLOW_SUSPEND_RESUME, serve_http, sv,
+                            why, sizeof(why), &usage);
+    if (!sv->httpd && usage)
+        return cli_usage_error(&cli_cmd_serve, "--listen: %s", why);
+    if (!sv->httpd) {
+        fprintf(stderr, "rtscope serve: %s\n", why);
+        return CLI_EXIT_DATA;
+    }
+    /* the address a browser can open: the host as given, the real port */
+    const char *colon = strrchr(listen, ':');
+    int hostlen = colon ? (int)(colon - listen) : 0;
+    fprintf(stderr, "rtscope serve: http://%.*s:%u/\n", hostlen ? hostlen : 9,
+            hostlen ? listen : "127.0.0.1", httpd_port(sv->httpd));
+    return CLI_EXIT_OK;
+}
+
+static void serve_close(serve *sv)
+{
+    if (sv->httpd) {
+        serve_wake(sv, target_now_ms(), 1); /* none may stay suspended */
+        MHD_stop_daemon(sv->httpd);
+    }
+    for (size_t i = 0; sv->tg && i < sv->n; i++) {
+        target_free(sv->tg[i].t);
+        profile_free(sv->tg[i].p);
+        free(sv->tg[i].json);
+    }
+    free(sv->tg);
+}
+
+static int serve_run(int argc, char **argv)
+{
+    serve_args a;
+    memset(&a, 0, sizeof(a));
+    a.update = 0.5;
+    a.backoff = 2;
+    a.listen = "127.0.0.1:8686";
+    int first = html_opts_parse(&a.h, &cli_cmd_serve, argc, argv);
+    if (first < 0)
+        return -first;
+    serve sv;
+    memset(&sv, 0, sizeof(sv));
+    int rc = CLI_EXIT_OK;
+    if (first >= argc)
+        rc = cli_usage_error(&cli_cmd_serve,
+                             "no TARGET (unix:PATH or tcp:HOST:PORT)");
+    sv.popts = a.h.popts;
+    sv.popts.max_times = SERVE_MAX_TIMES;
+    sv.popts.keep_last_traces = 1;
+    sv.ropts = a.h.ropts;
+    sv.update_ms = (int64_t)(a.update * 1000);
+    sv.quiet = a.quiet;
+    if (rc == CLI_EXIT_OK)
+        rc = serve_open(&sv, &a, (size_t)(argc - first), argv + first);
+    if (rc == CLI_EXIT_OK)
+        rc = serve_listen(&sv, a.listen);
+    if (rc == CLI_EXIT_OK) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = serve_on_signal;
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        signal(SIGPIPE, SIG_IGN);
+        serve_stop_flag = 0;
+        rc = serve_loop(&sv);
+    }
+    serve_close(&sv);
+    html_opts_free(&a.h);
+    return rc;
+}

@@ -1,0 +1,76 @@
+/* rtscope serve's parts (internal to src/cmd/): serve.c (options, the poll
+ * loop, one heap profile per followed program), serve_http.c (the pages,
+ * their data and the server-sent events that keep them current). */
+#ifndef RTSCOPE_CMD_SERVE_H
+#define RTSCOPE_CMD_SERVE_H
+
+#include "httpd.h"
+#include "rtscope/model/profile.h"
+#include "rtscope/out/report.h"
+#include "target.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct serve serve;
+typedef struct serve_client serve_client;
+
+/* One followed program: the profile the page shows, and its versions. */
+typedef struct serve_target {
+    serve *sv;
+    size_t id;
+    target *t;
+    profile *p;           /* every run of the target on one timeline */
+    int64_t offset_ns;    /* the current run's time 0 on that timeline */
+    int64_t run_ended_ms; /* when the last run ended (monotonic), or 0 */
+    uint64_t runs;        /* runs seen */
+    uint64_t seq;         /* version of the data (0: none published) */
+    int dirty;            /* changed since version seq */
+    int64_t published_ms; /* when seq was published */
+    char *json;           /* data.json of version json_seq (owned) */
+    size_t json_len;
+    uint64_t json_seq;
+    uint64_t status_seq; /* of t->status, as printed */
+} serve_target;
+
+/* A page listening to a target's events (GET /t/N/events). */
+struct serve_client {
+    serve *sv;
+    size_t target;
+    struct MHD_Connection *conn;
+    uint64_t sent_seq; /* version last announced, or UINT64_MAX: none */
+    int suspended;     /* waiting for news (MHD_suspend_connection) */
+    int64_t wrote_ms;  /* when the last line went out */
+    serve_client *next, *prev;
+};
+
+struct serve {
+    serve_target *tg;
+    size_t n;
+    struct MHD_Daemon *httpd;
+    serve_client *clients; /* a list, newest first */
+    size_t nclients;
+    profile_opts popts;
+    report_opts ropts;
+    int64_t update_ms; /* least time between two versions of a target */
+    int quiet;
+};
+
+/* Keep-alive comment to idle event streams this often (it is also how a
+ * closed page is noticed: a suspended connection is not watched). */
+#define SERVE_KEEPALIVE_MS 10000
+
+enum MHD_Result serve_http(void *cls, struct MHD_Connection *c, const char *url,
+                           const char *method, const char *version,
+                           const char *upload_data, size_t *upload_data_size,
+                           void **con_cls);
+
+/* Resume the event streams that have something to say at `now` (a new
+ * version, or a keep-alive due); `all`: every one (before stopping). */
+void serve_wake(serve *sv, int64_t now, int all);
+
+/* The data (report JSON with its "live" member) of target st as of now,
+ * cached per version; NULL when out of memory. */
+const char *serve_data(serve_target *st, size_t *len);
+
+#endif

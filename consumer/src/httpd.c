@@ -1,0 +1,99 @@
+/* See httpd.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "httpd.h"
+
+#include "rtscope/eventlog.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int httpd_listen_addr(const char *spec, struct sockaddr_storage *ss, char *why,
+                      size_t why_len)
+{
+    el_hostport hp;
+    el_error err;
+    if (el_hostport_parse(spec, "127.0.0.1", &hp, &err) != EL_OK) {
+        snprintf(why, why_len, "%s", err.msg);
+        return -1;
+    }
+    const char *host = hp.host, *port = hp.port;
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    int g = getaddrinfo(host, port, &hints, &res);
+    if (g != 0) {
+        snprintf(why, why_len, "cannot resolve '%s': %s", host,
+                 gai_strerror(g));
+        return -1;
+    }
+    memset(ss, 0, sizeof(*ss));
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    freeaddrinfo(res);
+    return 0;
+}
+
+struct MHD_Daemon *httpd_start(const char *spec, unsigned extra_flags,
+                               MHD_AccessHandlerCallback h, void *cls,
+                               char *why, size_t why_len, int *usage)
+{
+    struct sockaddr_storage ss;
+    *usage = 0;
+    if (httpd_listen_addr(spec, &ss, why, why_len) != 0) {
+        *usage = 1;
+        return NULL;
+    }
+    unsigned flags = MHD_USE_EPOLL | extra_flags;
+    if (ss.ss_family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+    errno = 0;
+    struct MHD_Daemon *d = MHD_start_daemon(
+        flags, 0, NULL, NULL, h, cls, MHD_OPTION_SOCK_ADDR,
+        (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_END);
+    if (!d)
+        snprintf(why, why_len, "cannot serve on %s: %s (is the port in use?)",
+                 spec, errno ? strerror(errno) : "libmicrohttpd failed");
+    return d;
+}
+
+unsigned httpd_port(struct MHD_Daemon *d)
+{
+    const union MHD_DaemonInfo *di =
+        MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    return di ? (unsigned)di->port : 0u;
+}
+
+int httpd_fd(struct MHD_Daemon *d)
+{
+    const union MHD_DaemonInfo *di =
+        MHD_get_daemon_info(d, MHD_DAEMON_INFO_EPOLL_FD);
+    return di ? di->epoll_fd : -1;
+}
+
+enum MHD_Result httpd_respond(struct MHD_Connection *c, unsigned status,
+                              const char *type, char *body, size_t len)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+enum MHD_Result httpd_text(struct MHD_Connection *c, unsigned status,
+                           const char *text)
+{
+    char *b = strdup(text);
+    if (!b)
+        return MHD_NO;
+    return httpd_respond(c, status, "text/plain; charset=utf-8", b, strlen(b));
+}

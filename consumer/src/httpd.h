@@ -1,0 +1,39 @@
+/* What rtscope's two HTTP servers share (export's /metrics and serve's
+ * pages): the listening address, starting libmicrohttpd in external-select
+ * epoll mode (run from the command's own poll loop), and responses. */
+#ifndef RTSCOPE_HTTPD_H
+#define RTSCOPE_HTTPD_H
+
+#include <microhttpd.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+/* Parse HOST:PORT, :PORT, PORT or [V6]:PORT (HOST defaults to 127.0.0.1)
+ * into *ss. Returns 0, or -1 with the reason in why. */
+int httpd_listen_addr(const char *spec, struct sockaddr_storage *ss, char *why,
+                      size_t why_len);
+
+/* Serve on spec ([HOST:]PORT) with handler h(cls, ...); extra_flags are
+ * added to MHD_USE_EPOLL. Returns the daemon, or NULL with the reason in
+ * why: *usage is set if the address itself is bad (else the port could
+ * not be had). */
+struct MHD_Daemon *httpd_start(const char *spec, unsigned extra_flags,
+                               MHD_AccessHandlerCallback h, void *cls,
+                               char *why, size_t why_len, int *usage);
+
+/* The port the daemon listens on (port 0 asks the system for one). */
+unsigned httpd_port(struct MHD_Daemon *d);
+
+/* The daemon's epoll descriptor, for the caller's poll, or -1. */
+int httpd_fd(struct MHD_Daemon *d);
+
+/* Queue a response of body[0..len) (malloc'd; freed by this call in every
+ * case) with this status and Content-Type. */
+enum MHD_Result httpd_respond(struct MHD_Connection *c, unsigned status,
+                              const char *type, char *body, size_t len);
+
+/* The same with a text/plain body copied from text. */
+enum MHD_Result httpd_text(struct MHD_Connection *c, unsigned status,
+                           const char *text);
+
+#endif

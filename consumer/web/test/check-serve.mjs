@@ -1,0 +1,174 @@
+// check-serve.mjs: a user's session with `rtscope serve` in Debian's
+// headless chromium (playwright-core; no browser downloaded), as JSON on
+// stdout:
+//
+//   node check-serve.mjs URL OUTDIR [--restart CMD] [--soak SECS] [--band TEXT]
+//                        [--watch-only | --once]
+//
+// With --once: open URL, take page.png, report, and stop there.
+// 1. Open URL (a served page); it must become ready and then update
+//    without a reload while the program runs (censuses grow).
+// 2. (Not with --watch-only, for a stream that is not a program.) Zoom the area chart (a mouse drag), hide the first band (a legend
+//    click), filter the table's Band column by TEXT (default: the first
+//    band's name) and select its first row; after the next updates each of
+//    these must still hold.
+// 3. (Not with --watch-only.) Click "Census now": the answer names the program, and the number of
+//    censuses grows by at least one within 5 s.
+// 4. With --restart, run CMD (kill the program and start it again): the
+//    same page must show run 2 with its censuses still growing, no reload.
+// 5. With --soak, leave the page open SECS while updates arrive and report
+//    its JS heap (start, end, peak) and the number of updates drawn.
+//
+// {ready, errors[], requests[], reloads, updates, samples{first, later},
+//  zoom{before, after}, hidden{label, after}, filter{text, rows, after},
+//  selected{label, after}, census{message, before, after},
+//  restart{runs, samples, reloads}, soak{updates, heapStart, heapEnd,
+//  heapPeak}, redrawMs}
+// Screenshots page.png, table.png and live-bar.png go to OUTDIR. Exit status 0 if
+// no console error and no request left the server, else 1.
+import { execSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { withPage } from './browser.mjs';
+
+const argv = process.argv.slice(2);
+if (argv.length < 2) {
+  console.error('usage: check-serve.mjs URL OUTDIR [--restart CMD] [--soak SECS] [--band TEXT]');
+  process.exit(2);
+}
+const [url, outdir] = argv;
+let restart = null, soak = 0, bandText = null, watchOnly = false, once = false;
+for (let i = 2; i < argv.length; i++) {
+  if (argv[i] === '--restart') restart = argv[++i];
+  else if (argv[i] === '--soak') soak = Number(argv[++i]);
+  else if (argv[i] === '--band') bandText = argv[++i];
+  else if (argv[i] === '--watch-only') watchOnly = true;
+  else if (argv[i] === '--once') once = true;
+  else { console.error(`check-serve: unknown argument ${argv[i]}`); process.exit(2); }
+}
+mkdirSync(outdir, { recursive: true });
+const origin = new URL(url).origin;
+const result = { ready: false, errors: [], requests: [], reloads: 0 };
+
+const live = (page) => page.evaluate(() => ({
+  seq: window.rtscope.live.seq,
+  updates: window.rtscope.live.updates,
+  samples: window.rtscope.data.profile.meta.samples,
+  runs: window.rtscope.data.live.runs,
+  state: window.rtscope.data.live.state,
+  token: window.__rtscopeToken,
+}));
+
+// Wait until pred(live state) holds, up to ms; returns the last state.
+async function until(page, pred, ms, what) {
+  const end = Date.now() + ms;
+  let s = await live(page);
+  while (!pred(s)) {
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}: ${JSON.stringify(s)}`);
+    await page.waitForTimeout(200);
+    s = await live(page);
+  }
+  return s;
+}
+
+const heap = async (cdp) => (await cdp.send('Runtime.getHeapUsage')).usedSize;
+
+async function interact(page) {
+  // what a user chooses: zoom, a hidden band, a filter, a selected row
+  const box = await page.locator('#pane-area .u-over').boundingBox();
+  await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  const zoomOf = () => page.evaluate(() => {
+    const x = window.rtscope.charts.area.scales.x;
+    return [x.min, x.max];
+  });
+  result.zoom = { before: await zoomOf() };
+  const legend = page.locator('#pane-area .u-legend .u-series').nth(1);
+  const hiddenLabel = await legend.locator('.u-label').textContent();
+  await legend.click();
+  const filter = bandText || hiddenLabel;
+  await page.locator('#pane-table input[data-col="label"]').fill(filter);
+  const rowsBefore = Number(await page.locator('#table-count').getAttribute('data-rows'));
+  await page.locator('#pane-table .vt-row').first().click();
+  const selectedLabel = await page.locator('#pane-table .vt-row.vt-selected .c-label').textContent();
+  const before = await live(page);
+  await until(page, (s) => s.updates >= before.updates + 2, 30000, 'two more updates');
+  result.zoom.after = await zoomOf();
+  result.hidden = {
+    label: hiddenLabel,
+    after: await page.evaluate((l) => window.rtscope.charts.area.series.some((se) => se.label === l && !se.show), hiddenLabel),
+  };
+  result.filter = {
+    text: filter, rows: rowsBefore,
+    after: await page.locator('#pane-table input[data-col="label"]').inputValue(),
+    rowsAfter: Number(await page.locator('#table-count').getAttribute('data-rows')),
+  };
+  result.selected = {
+    label: selectedLabel,
+    after: await page.locator('#pane-table .vt-row.vt-selected .c-label').textContent().catch(() => null),
+  };
+  await page.locator('#pane-table').screenshot({ path: join(outdir, 'table.png') });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: join(outdir, 'page.png'), fullPage: false });
+  await page.locator('header .live').screenshot({ path: join(outdir, 'live-bar.png') });
+
+  // census now
+  const c0 = await live(page);
+  await page.locator('button[data-control="request-heap-census"]').click();
+  await page.waitForFunction(() => /sent|no program|not connected/.test(document.querySelector('.live-msg').textContent),
+    null, { timeout: 10000 });
+  const message = await page.locator('.live-msg').textContent();
+  const c1 = await until(page, (s) => s.samples > c0.samples, 5000, 'the requested census');
+  result.census = { message, before: c0.samples, after: c1.samples };
+}
+
+await withPage(result, { name: 'driver', allow: (u) => u.startsWith(origin) }, async (page) => {
+  page.on('load', () => { result.reloads++; });
+  await page.goto(url, { waitUntil: 'load', timeout: 60000 });
+  await page.waitForFunction(() => document.body && document.body.dataset.ready, null, { timeout: 60000 });
+  result.reloads = 0; // the first load is not a reload
+  result.ready = await page.evaluate(() => document.body.dataset.ready === '1');
+  await page.evaluate(() => { window.__rtscopeToken = Math.random(); });
+  const token = (await live(page)).token;
+  if (once) {
+    await page.waitForFunction(() => window.rtscope.live.connected, null, { timeout: 10000 });
+    await page.screenshot({ path: join(outdir, 'page.png'), fullPage: false });
+    Object.assign(result, await live(page));
+    return;
+  }
+  const first = await until(page, (s) => s.samples >= 2, 60000, 'two censuses');
+  const grown = await until(page, (s) => s.samples > first.samples && s.updates > first.updates, 30000,
+    'a census drawn without a reload');
+  result.samples = { first: first.samples, later: grown.samples };
+  if (!watchOnly) await interact(page);
+  if (restart) {
+    const r0 = await live(page);
+    execSync(restart, { stdio: 'ignore', shell: '/bin/bash' });
+    const r1 = await until(page, (s) => s.runs > r0.runs && s.state === 'streaming', 30000, 'the restarted run');
+    const r2 = await until(page, (s) => s.samples > r1.samples, 30000, 'censuses of the restarted run');
+    result.restart = { runs: r2.runs, samples: [r0.samples, r2.samples], sameToken: r2.token === token };
+  }
+  if (soak > 0) {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('HeapProfiler.collectGarbage');
+    const s0 = await live(page);
+    const h0 = await heap(cdp);
+    let peak = h0;
+    const end = Date.now() + soak * 1000;
+    while (Date.now() < end) {
+      await page.waitForTimeout(1000);
+      peak = Math.max(peak, await heap(cdp));
+    }
+    await cdp.send('HeapProfiler.collectGarbage');
+    const s1 = await live(page);
+    result.soak = { updates: s1.updates - s0.updates, samples: [s0.samples, s1.samples],
+      heapStart: h0, heapEnd: await heap(cdp), heapPeak: peak };
+  }
+  result.updates = (await live(page)).updates;
+  result.redrawMs = await page.evaluate(() => window.rtscope.redrawMs);
+  result.errors.push(...await page.evaluate(() => window.rtscope.errors));
+});
+console.log(JSON.stringify(result, null, 1));
+process.exit(result.ready && result.errors.length === 0 && result.requests.length === 0 ? 0 : 1);
