@@ -15,12 +15,16 @@
 #include <unistd.h>
 
 /* <program>.<pid>.<n>.explore.rsnap, as the RTS names the snapshots a
- * program takes of itself, n the first that is not there yet. */
+ * program takes of itself, n the first that is not there yet; a socket
+ * not named <pid>-<program> (--debug-stub=PATH) gives <name>.<n>. */
 static void snapshot_path(const dbg_snap *snap, char *path, size_t len)
 {
+    char pid[32] = "";
+    if (snap->pid)
+        snprintf(pid, sizeof(pid), ".%" PRIu64, snap->pid);
     for (unsigned n = 1;; n++) {
-        snprintf(path, len, "%s.%" PRIu64 ".%u.explore.rsnap",
-                 snap->program[0] ? snap->program : "heap", snap->pid, n);
+        snprintf(path, len, "%s%s.%u.explore.rsnap",
+                 snap->program[0] ? snap->program : "heap", pid, n);
         if (access(path, F_OK) != 0 || n == 9999)
             return;
     }
