@@ -6,7 +6,9 @@
 #ifndef RTSCOPE_DEBUG_DUP_IMPL_H
 #define RTSCOPE_DEBUG_DUP_IMPL_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct hash2 {
     uint64_t a, b;
@@ -31,6 +33,24 @@ static inline void hash2_word(hash2 *h, uint64_t w)
 {
     h->a = hash2_mix(h->a ^ w) + 0x9e3779b97f4a7c15ULL;
     h->b = hash2_mix(h->b + w * 0xff51afd7ed558ccdULL) ^ (h->b >> 17);
+}
+
+/* Looking a group up by its hash (hmap_find, hash a, eq dup_key_eq): the
+ * groups are an array of records of `size` bytes that begin with their
+ * two lanes (uint64_t a, b). */
+typedef struct dup_key {
+    const void *groups;
+    size_t size;
+    uint64_t b; /* the second lane, which the map does not hold */
+} dup_key;
+
+static inline int dup_key_eq(const void *ctx, uint64_t i)
+{
+    const dup_key *k = ctx;
+    uint64_t b;
+    memcpy(&b, (const char *)k->groups + i * k->size + sizeof(uint64_t),
+           sizeof(b));
+    return b == k->b;
 }
 
 /* Groups by bytes wasted, then copies, most first; then by the address of

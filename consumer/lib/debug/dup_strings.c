@@ -180,17 +180,6 @@ static void hash_char(void *ctx, uint64_t ch)
     hash2_word(ctx, ch);
 }
 
-typedef struct str_key {
-    const dbg_strings *s;
-    uint64_t h2;
-} str_key;
-
-static int str_eq(const void *ctx, uint64_t i)
-{
-    const str_key *k = ctx;
-    return k->s->groups[i].h2 == k->h2;
-}
-
 /* Count the string beginning at cell `at` in its group. */
 static int add_string(dbg_strings *s, size_t at)
 {
@@ -199,8 +188,8 @@ static int add_string(dbg_strings *s, size_t at)
     hash2_word(&h, d.length);
     hash2_word(&h, (uint64_t)d.ends);
     uint64_t gi;
-    str_key k = {s, h.b};
-    if (!hmap_find(&s->index, h.a, str_eq, &k, &gi)) {
+    dup_key k = {s->groups, sizeof(*s->groups), h.b};
+    if (!hmap_find(&s->index, h.a, dup_key_eq, &k, &gi)) {
         if (rt_grow((void **)&s->groups, &s->cap, s->n, sizeof(*s->groups),
                     1024) != 0 ||
             hmap_add(&s->index, h.a, s->n) != 0)

@@ -122,23 +122,12 @@ static int dups_hash(const dbg_closure *c, hash2 *h)
     return 0;
 }
 
-typedef struct dup_key {
-    const dbg_dups *d;
-    uint64_t h2;
-} dup_key;
-
-static int dup_eq(const void *ctx, uint64_t i)
-{
-    const dup_key *k = ctx;
-    return k->d->groups[i].h2 == k->h2;
-}
-
 /* The group of hash h, added (count 0) if new; NULL when out of memory. */
 static dbg_dup_group *dups_group(dbg_dups *d, hash2 h)
 {
     uint64_t i;
-    dup_key k = {d, h.b};
-    if (hmap_find(&d->index, h.a, dup_eq, &k, &i))
+    dup_key k = {d->groups, sizeof(*d->groups), h.b};
+    if (hmap_find(&d->index, h.a, dup_key_eq, &k, &i))
         return &d->groups[i];
     if (rt_grow((void **)&d->groups, &d->cap, d->n, sizeof(*d->groups), 4096) !=
         0)

@@ -19,7 +19,7 @@
 
 /* The strings of one text. */
 typedef struct dbg_string_group {
-    uint64_t h1, h2;  /* hash of the text */
+    uint64_t h1, h2;  /* hash of the text; first (dup_impl.h) */
     uint64_t example; /* the first cell of the first one met */
     uint64_t count;
     uint64_t length; /* characters */

@@ -21,7 +21,7 @@
 
 /* Identical closures: the same info table and the same payload. */
 typedef struct dbg_dup_group {
-    uint64_t h1, h2; /* hash of (info, payload) */
+    uint64_t h1, h2; /* hash of (info, payload); first (dup_impl.h) */
     uint64_t info;
     uint64_t example; /* the first closure met */
     uint64_t count;
