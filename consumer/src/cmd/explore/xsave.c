@@ -53,11 +53,15 @@ int xt_payload_write(xt_tree *t, uint64_t addr, const char *path,
         return -1;
     }
     FILE *f = fopen(path, "wb");
-    if (!f || fwrite(c->mem + 16, 1, n, f) != n || fclose(f) != 0) {
+    int bad = !f;
+    if (f) {
+        bad = fwrite(c->mem + 16, 1, n, f) != n;
+        bad |= fclose(f) != 0;
+    }
+    if (bad) {
         snprintf(t->err, sizeof(t->err), "%.300s: %s", path, strerror(errno));
         if (f)
-            fclose(f);
-        unlink(path);
+            unlink(path);
         return -1;
     }
     *bytes = n;
