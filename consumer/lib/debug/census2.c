@@ -22,7 +22,7 @@
 
 void dbg_census2_free(dbg_census2 *c)
 {
-    for (size_t i = 0; i < c->n; i++)
+    for (size_t i = 0; c->rows && i < c->n; i++)
         free(c->rows[i].samp);
     free(c->rows);
     free(c->runs);
