@@ -673,6 +673,10 @@
     dl.href = 'report.html';
     dl.title = 'the static report of what was received so far';
     bar.appendChild(dl);
+    if (L.dropped_bytes) {
+      bar.appendChild(el('span', 'live-loss', 'lost ' + fmtBytes(L.dropped_bytes) + ' (' + L.dropped_events +
+        ' events): the eventlog socket dropped them while rtscope serve fell behind'));
+    }
     bar.appendChild(el('span', 'live-msg', live.message));
     live.bar = bar;
     return bar;

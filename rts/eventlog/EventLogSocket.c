@@ -60,7 +60,13 @@ extern void heapSnapshotAsk (const char *why) __attribute__((weak));
 #define DEFAULT_CLIENT_BOUND   ((size_t)4 << 20)
 #define MIN_CLIENT_BOUND       ((size_t)EVENTLOG_SOCKET_MIN_BUFFER)
 #define MAX_UNIT               ((size_t)64 << 20)
-#define SHUTDOWN_DRAIN_NS      (500L * 1000 * 1000)
+/* At exit, queued data is sent while the clients take it: until none has
+ * taken any for SHUTDOWN_STALL_NS, and for SHUTDOWN_DRAIN_MAX_NS at most. A
+ * client that reads, however loaded its machine, gets its stream whole (a
+ * live report must not lose the end of a run); one that stopped reading
+ * costs the exit half a second. */
+#define SHUTDOWN_STALL_NS      (500L * 1000 * 1000)
+#define SHUTDOWN_DRAIN_MAX_NS  (5000L * 1000 * 1000)
 
 /* The socket's state. lock guards the fan-out (its stream and clients)
  * and the serving flags; the socket thread runs beside the RTS in every
@@ -536,10 +542,11 @@ accept_clients(void)
     }
 }
 
-/* Send what one client has queued; false when the client is gone. The
- * lock is not held across sendmsg: the chunks stay while queued. */
+/* Send what the socket takes of cl's queue; *progress is set when some
+ * went. False when the client is gone. The lock is not held across
+ * sendmsg: the chunks stay while queued. */
 static bool
-send_client(Client *cl)
+send_client(Client *cl, bool *progress)
 {
     for (;;) {
         struct iovec iov[64];
@@ -559,6 +566,7 @@ send_client(Client *cl)
         OS_ACQUIRE_LOCK(&sock.lock);
         clientSent(cl, (size_t)sent);
         OS_RELEASE_LOCK(&sock.lock);
+        if (sent > 0) *progress = true;
     }
 }
 
@@ -596,12 +604,15 @@ socket_thread(void *arg STG_UNUSED)
 {
     struct pollfd pfd[MAX_CLIENTS + 2];
     Client *polled[MAX_CLIENTS];
-    int64_t deadline = 0;
+    int64_t deadline = 0, stall = 0;    /* see SHUTDOWN_STALL_NS */
 
     for (;;) {
         OS_ACQUIRE_LOCK(&sock.lock);
         bool down = sock.shutting_down;
-        if (down && deadline == 0) deadline = now_ns() + SHUTDOWN_DRAIN_NS;
+        if (down && deadline == 0) {
+            deadline = now_ns() + SHUTDOWN_DRAIN_MAX_NS;
+            stall = now_ns() + SHUTDOWN_STALL_NS;
+        }
         /* clients whose stream ended and who got all of it */
         for (int i = 0; i < sock.fan.nclients; ) {
             Client *cl = sock.fan.clients[i];
@@ -626,7 +637,7 @@ socket_thread(void *arg STG_UNUSED)
 
         int timeout = -1;
         if (down) {
-            int64_t left = deadline - now_ns();
+            int64_t left = (stall < deadline ? stall : deadline) - now_ns();
             if (!pending || left <= 0) break;
             timeout = (int)(left / 1000000) + 1;
         }
@@ -644,9 +655,11 @@ socket_thread(void *arg STG_UNUSED)
             short re = pfd[first + i].revents;
             if (re & (POLLERR | POLLNVAL)) { cl->dead = true; continue; }
             if (re & (POLLIN | POLLHUP)) read_control(cl);
+            bool progress = false;
             if (!cl->dead && (re & POLLOUT)) {
-                if (!send_client(cl)) cl->dead = true;
+                if (!send_client(cl, &progress)) cl->dead = true;
             }
+            if (progress && down) stall = now_ns() + SHUTDOWN_STALL_NS;
         }
         if (!down && (pfd[1].revents & POLLIN)) accept_clients();
     }
@@ -672,7 +685,7 @@ at_exit(void)
     OS_RELEASE_LOCK(&sock.lock);
     if (!serving) return;
     wake_thread();
-    /* the thread drains for at most SHUTDOWN_DRAIN_NS, then closes */
+    /* the thread drains while clients read (SHUTDOWN_STALL_NS), then closes */
     pthread_join(sock.thread, NULL);
     socketUnlisten(&sock.listener);     /* and removes our Unix socket */
     close(sock.wake_fd);

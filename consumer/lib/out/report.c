@@ -50,8 +50,9 @@ static int report_cmp_key(const profile_band *x, const profile_band *y,
     double a = 0, b = 0;
     switch (sort) {
     case REPORT_SORT_SIZE:
-        a = x->integral;
-        b = y->integral;
+        /* integral / 2^20 (exact): what profile_view updates */
+        a = x->size_mib_s;
+        b = y->size_mib_s;
         break;
     case REPORT_SORT_STDDEV:
         a = x->stddev;

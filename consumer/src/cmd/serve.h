@@ -69,7 +69,9 @@ enum MHD_Result serve_http(void *cls, struct MHD_Connection *c, const char *url,
  * version, or a keep-alive due); `all`: every one (before stopping). */
 void serve_wake(serve *sv, int64_t now, int all);
 
-/* The data (report JSON with its "live" member) of target st as of now,
+/* The data (report JSON with its "live" member) of target st as of now
+ * (a target changed since its version is given a new one: a page that
+ * asks gets what has arrived, the rate limit is for announcements),
  * cached per version; NULL when out of memory. */
 const char *serve_data(serve_target *st, size_t *len);
 

@@ -34,8 +34,12 @@ static void serve_live_json(FILE *f, const serve_target *st)
             st->seq, serve_state(t));
     fputs(",\"status\":", f);
     serve_json_str(f, t->status);
-    fprintf(f, ",\"runs\":%" PRIu64 ",\"update_s\":%.3f,\"targets\":[",
-            st->runs, (double)sv->update_ms / 1000.0);
+    const metrics *m = t->m;
+    fprintf(f,
+            ",\"runs\":%" PRIu64 ",\"dropped_bytes\":%" PRIu64
+            ",\"dropped_events\":%" PRIu64 ",\"update_s\":%.3f,\"targets\":[",
+            st->runs, m ? m->dropped_bytes : 0, m ? m->dropped_events : 0,
+            (double)sv->update_ms / 1000.0);
     for (size_t i = 0; i < sv->n; i++) {
         const target *o = sv->tg[i].t;
         fprintf(f, "%s{\"id\":%zu,\"spec\":", i ? "," : "", i);
@@ -87,8 +91,19 @@ static char *serve_report(serve_target *st, int html, int live, size_t *len)
     return out;
 }
 
+/* Asked for: a target changed since its version gets a new one now. */
+static void serve_fresh(serve_target *st)
+{
+    if (!st->dirty)
+        return;
+    st->seq++;
+    st->dirty = 0;
+    st->published_ms = target_now_ms();
+}
+
 const char *serve_data(serve_target *st, size_t *len)
 {
+    serve_fresh(st);
     if (!st->json || st->json_seq != st->seq) {
         size_t n;
         char *j = serve_report(st, 0, 1, &n);
@@ -216,6 +231,7 @@ static enum MHD_Result serve_page(serve_target *st, struct MHD_Connection *c,
                                   int download)
 {
     size_t len;
+    serve_fresh(st);
     char *body = serve_report(st, 1, !download, &len);
     if (!body)
         return httpd_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,

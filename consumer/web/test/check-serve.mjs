@@ -2,11 +2,13 @@
 // headless chromium (playwright-core; no browser downloaded), as JSON on
 // stdout:
 //
-//   node check-serve.mjs URL OUTDIR [--restart CMD] [--soak SECS] [--band TEXT]
+//   node check-serve.mjs URL OUTDIR [--start CMD] [--restart CMD] [--soak SECS] [--band TEXT]
 //                        [--watch-only | --once]
 //
 // With --once: open URL, take page.png, report, and stop there.
-// 1. Open URL (a served page); it must become ready and then update
+// 1. Open URL (a served page); with --start, run CMD once the page is
+//    ready (start the program: the page sees its whole run). The page must
+//    become ready and then update
 //    without a reload while the program runs (censuses grow).
 // 2. (Not with --watch-only, for a stream that is not a program.) Zoom the area chart (a mouse drag), hide the first band (a legend
 //    click), filter the table's Band column by TEXT (default: the first
@@ -37,9 +39,10 @@ if (argv.length < 2) {
   process.exit(2);
 }
 const [url, outdir] = argv;
-let restart = null, soak = 0, bandText = null, watchOnly = false, once = false;
+let start = null, restart = null, soak = 0, bandText = null, watchOnly = false, once = false;
 for (let i = 2; i < argv.length; i++) {
   if (argv[i] === '--restart') restart = argv[++i];
+  else if (argv[i] === '--start') start = argv[++i];
   else if (argv[i] === '--soak') soak = Number(argv[++i]);
   else if (argv[i] === '--band') bandText = argv[++i];
   else if (argv[i] === '--watch-only') watchOnly = true;
@@ -132,6 +135,7 @@ await withPage(result, { name: 'driver', allow: (u) => u.startsWith(origin) }, a
   result.ready = await page.evaluate(() => document.body.dataset.ready === '1');
   await page.evaluate(() => { window.__rtscopeToken = Math.random(); });
   const token = (await live(page)).token;
+  if (start) execSync(start, { stdio: 'ignore', shell: '/bin/bash' });
   if (once) {
     await page.waitForFunction(() => window.rtscope.live.connected, null, { timeout: 10000 });
     await page.screenshot({ path: join(outdir, 'page.png'), fullPage: false });

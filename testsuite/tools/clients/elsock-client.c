@@ -22,6 +22,7 @@
  *   --garbage        send malformed control bytes before the commands
  *   --foreign        send a command of another namespace first
  *   --max-bytes N    disconnect after receiving N bytes
+ *   --rate BYTES     read at most BYTES a second (a slow but steady reader)
  *   --seconds SECS   disconnect after SECS of reading (default: until EOF)
  *   --cycles N       connect and disconnect N times at once, then exit
  *   --stat PATH      print the octal mode of PATH once connected, to stderr
@@ -114,6 +115,7 @@ int main(int argc, char **argv)
     int controls[32], ncontrols = 0, garbage = 0, foreign = 0, cycles = 0, empty_ns = 0;
     const char *control_ns[32];
     long long max_bytes = -1;
+    double rate = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
@@ -132,6 +134,7 @@ int main(int argc, char **argv)
         }
         else if (ARG("--control-gap")) gap = atof(v);
         else if (ARG("--max-bytes")) max_bytes = atoll(v);
+        else if (ARG("--rate")) rate = atof(v);
         else if (ARG("--seconds")) seconds = atof(v);
         else if (ARG("--cycles")) cycles = atoi(v);
         else if (ARG("--stat")) stat_path = v;
@@ -206,7 +209,15 @@ int main(int argc, char **argv)
     double stop_at = seconds >= 0 ? now() + seconds : -1;
     long long total = 0;
     char buf[65536];
+    double read_from = now();
     for (;;) {
+        if (rate > 0) {     /* --rate: not ahead of BYTES a second */
+            double ahead = read_from + (double)total / rate - now();
+            if (ahead > 0) {
+                struct timespec ts = {(time_t)ahead, (long)((ahead - (double)(time_t)ahead) * 1e9)};
+                nanosleep(&ts, NULL);
+            }
+        }
         if (sent_controls < ncontrols && now() >= next_control) {
             if (empty_ns && sent_controls == 0) {
                 /* magic, version 0, namespace length 0: no message */
@@ -222,7 +233,8 @@ int main(int argc, char **argv)
             sent_file = NULL;
         }
         if (stop_at > 0 && now() > stop_at) break;
-        ssize_t r = recv(fd, buf, sizeof buf, 0);
+        size_t want = rate > 0 && rate < (double)sizeof buf ? (size_t)rate : sizeof buf;
+        ssize_t r = recv(fd, buf, want, 0);
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
         if (r <= 0) break;
         long long take = r;
