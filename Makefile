@@ -42,13 +42,14 @@ overlay: rts
 	@scripts/overlay
 
 consumer: setup
-	@if [ -f consumer/Makefile ]; then $(MAKE) --no-print-directory -C consumer all; fi
+	@if [ -f consumer/Makefile ]; then $(MAKE) --no-print-directory -j$(JOBS) -C consumer all; fi
 
 # The real tier's libraries are installed after the overlay is built: its
 # tests also show that the overlay sees packages installed after make.
 test: all
 	@scripts/setup --real
-	@if [ -f consumer/Makefile ]; then $(MAKE) --no-print-directory -C consumer check asan; fi
+	@if [ -f consumer/Makefile ]; then $(MAKE) --no-print-directory -j$(JOBS) -C consumer check && \
+	  $(MAKE) --no-print-directory -j$(JOBS) -C consumer asan; fi
 	@scripts/gates
 	@testsuite/driver/run -j$(JOBS)
 
