@@ -3,18 +3,18 @@
  *
  * Note [Libraries loaded on demand]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * Only `export` speaks HTTP (libmicrohttpd serves /metrics, libcurl pushes
- * to InfluxDB), but linked into rtscope the two libraries bring 30 more
- * (TLS, Kerberos, LDAP, IDN, ...) that the dynamic loader maps and
- * relocates before main runs, in every command: 3.6 ms of CPU a run, the
- * time `cat` takes to read a 20 MB eventlog. So rtscope is not linked with
- * them. This file defines the functions rtscope calls, with the libraries'
+ * Only `export` and `serve` speak HTTP (libmicrohttpd serves /metrics and
+ * the live report, libcurl pushes to InfluxDB), but linked into rtscope the two
+ * libraries bring 30 more (TLS, Kerberos, LDAP, IDN, ...) that the dynamic
+ * loader maps and relocates before main runs, in every command: 3.6 ms of CPU a
+ * run, the time `cat` takes to read a 20 MB eventlog. So rtscope is not linked
+ * with them. This file defines the functions rtscope calls, with the libraries'
  * own names and prototypes (their headers are included, so the compiler
  * checks them): the first call opens the library with dlopen, by the
  * soname of the library the build compiled against (the Makefile reads it
  * from the -dev package's lib*.so), and each function is looked up once.
- * Callers (lib/out/influx.c, src/cmd/export*.c) are unchanged; the unit
- * tests link the libraries themselves.
+ * Callers (lib/out/influx.c, src/httpd.c, src/cmd/export*.c and serve*.c)
+ * are unchanged; the unit tests link the libraries themselves.
  *
  * If a library cannot be loaded, the first call says why on stderr and
  * every function fails as the library's own would without resources:
@@ -25,7 +25,7 @@
  * curl_easy_getinfo's by the info's type (CURLINFO_TYPEMASK),
  * MHD_start_daemon's options through MHD_start_daemon_va, and
  * MHD_get_daemon_info takes no argument after the two for the info types
- * export asks for. rtscope calls them from one thread.
+ * export and serve ask for. rtscope calls them from one thread.
  */
 #define _POSIX_C_SOURCE 200809L
 #define CURL_DISABLE_TYPECHECK /* plain prototypes, not the checking macros */
