@@ -82,16 +82,28 @@ static void on_signal(int sig)
 
 /* ---- drawing ------------------------------------------------------------ */
 
+/* The title line: the program or file, its state, and at the right the
+ * view; a long path keeps its end (the socket's pid and program, the
+ * snapshot's name), so the state and the view are never overwritten. */
 static void draw_title(const xs_view *v)
 {
     attron(A_REVERSE);
     mvhline(0, 0, ' ', COLS);
-    mvprintw(0, 0, " rtscope explore  %s  %s", v->what, v->state);
     const xt_tree *t = v->tree;
-    if (t && t->nviews) {
-        char at[220];
+    char at[220] = "";
+    if (t && t->nviews)
         snprintf(at, sizeof(at), "%s  [%zu/%zu] ", t->views[t->cur].title,
                  t->cur + 1, t->nviews);
+    const char *what = v->what;
+    int room = COLS - (int)strlen(at) - (int)strlen(v->state) -
+               (int)strlen(" rtscope explore    ") - 2;
+    int len = (int)strlen(what);
+    if (len > room && room > 8)
+        mvprintw(0, 0, " rtscope explore  ...%s  %s", what + len - (room - 3),
+                 v->state);
+    else
+        mvprintw(0, 0, " rtscope explore  %s  %s", what, v->state);
+    if (at[0]) {
         int x = COLS - (int)strlen(at);
         int y, cx;
         getyx(stdscr, y, cx);
