@@ -84,3 +84,14 @@ explore_select() {
     tmux_keys g
     for _ in $(seq $((at - 2))); do tmux_keys j; done
 }
+
+# cpu_ticks PID: the CPU time process PID has used (user + system, in clock ticks)
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# working PID SECS: process PID used CPU time within SECS s (it computes: not paused, not waiting)
+working() {
+    local a
+    a=$(cpu_ticks "$1")
+    sleep "$2"
+    [ "$(cpu_ticks "$1")" -gt "$a" ] || { echo "process $1 used no CPU in $2 s"; return 1; }
+}
