@@ -43,6 +43,11 @@ extern const cli_command cli_cmd_html;
 extern const cli_command cli_cmd_diff;
 extern const cli_command cli_cmd_pprof;
 extern const cli_command cli_cmd_live;
+/* For the commands that run until interrupted (live, export, serve):
+ * SIGINT and SIGTERM call on_stop (which sets the command's stop flag);
+ * SIGPIPE is ignored (a peer that vanished is an error of the write). */
+void cli_stop_on_signals(void (*on_stop)(int));
+
 extern const cli_command cli_cmd_export;
 extern const cli_command cli_cmd_serve;
 extern const cli_command cli_cmd_debug;

@@ -60,6 +60,24 @@ struct MHD_Daemon *httpd_start(const char *spec, unsigned extra_flags,
     return d;
 }
 
+int httpd_request_begin(void **con_cls, size_t *upload_data_size,
+                        const char *method, int *get, int *post)
+{
+    static int first_call_marker;
+    if (!*con_cls) {
+        *con_cls = &first_call_marker;
+        return 1;
+    }
+    if (*upload_data_size) { /* a control request's body is ignored */
+        *upload_data_size = 0;
+        return 1;
+    }
+    *get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
+           strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    *post = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
+    return 0;
+}
+
 unsigned httpd_port(struct MHD_Daemon *d)
 {
     const union MHD_DaemonInfo *di =

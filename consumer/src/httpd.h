@@ -21,6 +21,12 @@ struct MHD_Daemon *httpd_start(const char *spec, unsigned extra_flags,
                                MHD_AccessHandlerCallback h, void *cls,
                                char *why, size_t why_len, int *usage);
 
+/* The start of an access handler: 1 when this call only begins the request
+ * or brings its body (ignored), and the handler returns MHD_YES at once;
+ * else 0, with *get (GET or HEAD) and *post set from the method. */
+int httpd_request_begin(void **con_cls, size_t *upload_data_size,
+                        const char *method, int *get, int *post);
+
 /* The port the daemon listens on (port 0 asks the system for one). */
 unsigned httpd_port(struct MHD_Daemon *d);
 

@@ -442,12 +442,7 @@ static int export_run(int argc, char **argv)
     if (rc == CLI_EXIT_OK && a.prom)
         rc = export_serve(&ex, a.prom);
     if (rc == CLI_EXIT_OK) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof(sa));
-        sa.sa_handler = export_on_signal;
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        signal(SIGPIPE, SIG_IGN);
+        cli_stop_on_signals(export_on_signal);
         export_stop_flag = 0;
         rc = export_loop(&ex);
     }

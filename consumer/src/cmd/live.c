@@ -434,12 +434,7 @@ static int live_run(int argc, char **argv)
             goto out;
         }
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = live_on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    cli_stop_on_signals(live_on_signal);
     live_stop_flag = 0;
     setlocale(LC_ALL, "");
     if (!initscr()) {

@@ -360,12 +360,7 @@ static int serve_run(int argc, char **argv)
     if (rc == CLI_EXIT_OK)
         rc = serve_listen(&sv, a.listen);
     if (rc == CLI_EXIT_OK) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof(sa));
-        sa.sa_handler = serve_on_signal;
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        signal(SIGPIPE, SIG_IGN);
+        cli_stop_on_signals(serve_on_signal);
         serve_stop_flag = 0;
         rc = serve_loop(&sv);
     }

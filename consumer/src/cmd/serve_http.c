@@ -365,21 +365,12 @@ enum MHD_Result serve_http(void *cls, struct MHD_Connection *c, const char *url,
                            const char *upload_data, size_t *upload_data_size,
                            void **con_cls)
 {
-    static int first_call_marker;
     serve *sv = cls;
+    int get, post;
     (void)version;
     (void)upload_data;
-    if (!*con_cls) {
-        *con_cls = &first_call_marker;
+    if (httpd_request_begin(con_cls, upload_data_size, method, &get, &post))
         return MHD_YES;
-    }
-    if (*upload_data_size) { /* a control request's body is ignored */
-        *upload_data_size = 0;
-        return MHD_YES;
-    }
-    int get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
-              strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
-    int post = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
     if (strcmp(url, "/") == 0 && get)
         return serve_redirect(c, "/t/0/");
     const char *rest;
