@@ -14,7 +14,7 @@
 #   make full-ghc   a whole patched GHC in _build/ghc-full (not in make test; ~40 min on 2 cores)
 #   make full-ghc-test  rtscope's testsuite with that GHC instead of the overlay
 #   make upstream   the series as git format-patch against pristine 9.0.2,
-#                   checked with git am and an RTS build per commit
+#                   checked with git am and an RTS build per commit (CI)
 #   make clean      remove _build/ and build outputs (keeps the fetched source)
 
 PREFIX ?= /opt/rtscope
@@ -86,9 +86,11 @@ full-ghc-test:
 	@OVERLAY_GHC=$(CURDIR)/$(BUILD)/ghc-full/bin/ghc testsuite/driver/run
 	@scripts/check-upstream-tests $(CURDIR)/$(BUILD)/ghc-full/bin/ghc
 
-upstream: setup
-	@scripts/export-upstream
-	@scripts/check-upstream-series
+# The series checked as the case toolchain/upstream-series does (export,
+# git am on pristine 9.0.2, an RTS build per commit, its GHC-format tests);
+# not in make test (minutes of RTS builds): CI runs it after make test.
+upstream: all
+	@testsuite/driver/run toolchain/upstream-series
 
 clean:
 	rm -rf $(BUILD)/tree $(BUILD)/tree.new $(BUILD)/rts-obj $(BUILD)/lib $(BUILD)/bin testsuite/_out \
