@@ -636,7 +636,7 @@
    * fetches data.json and draws it again, keeping what the user chose:
    * zoom, hidden series, table filters, sort, scroll and selected band. */
   var live = { seq: 0, updates: 0, connected: false, fetching: false, pending: false,
-    message: '', bar: null };
+    message: '', bar: null, pressed: false, held: null };
 
   var CONTROLS = [['request-heap-census', 'Census now'], ['start-heap-profiling', 'Start profiling'],
     ['stop-heap-profiling', 'Stop profiling']];
@@ -753,7 +753,11 @@
       if (!r.ok) throw new Error('data.json: HTTP ' + r.status);
       return r.json();
     }).then(function (nd) {
-      if (nd.live && nd.live.seq >= live.seq) guarded('update', function () { redraw(nd); });
+      if (!nd.live || nd.live.seq < live.seq) return;
+      /* A redraw replaces the charts: in the middle of a drag it would
+       * lose the zoom being drawn. The update waits for the button's release. */
+      if (live.pressed) live.held = nd;
+      else guarded('update', function () { redraw(nd); });
     }, function (e) {
       live.message = String(e.message || e);
       refreshBar();
@@ -765,6 +769,19 @@
 
   function startLive() {
     live.seq = D.live.seq;
+    document.addEventListener('mousedown', function () { live.pressed = true; }, true);
+    /* a release outside the window is never seen: the next update draws */
+    window.addEventListener('blur', function () { live.pressed = false; });
+    document.addEventListener('mouseup', function () {
+      live.pressed = false;
+      if (!live.held) return;
+      /* after uPlot's own mouseup has applied the zoom */
+      setTimeout(function () {
+        var nd = live.held;
+        live.held = null;
+        if (nd && !live.pressed && nd.live.seq >= live.seq) guarded('update', function () { redraw(nd); });
+      }, 0);
+    }, true);
     var es = new EventSource('events');
     es.addEventListener('update', function (e) {
       var m = JSON.parse(e.data);

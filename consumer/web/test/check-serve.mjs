@@ -78,16 +78,24 @@ const heap = async (cdp) => (await cdp.send('Runtime.getHeapUsage')).usedSize;
 
 async function interact(page) {
   // what a user chooses: zoom, a hidden band, a filter, a selected row
+  // the drag is held across an update: the update waits for the release
   const box = await page.locator('#pane-area .u-over').boundingBox();
   await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
   await page.mouse.down();
-  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.move(box.x + box.width * 0.45, box.y + box.height / 2, { steps: 3 });
+  const { seq: held, updates: u0 } = await live(page);
+  const heldEnd = Date.now() + 5000;
+  const arrived = () => page.evaluate((u) => !!window.rtscope.live.held || window.rtscope.live.updates > u, u0);
+  while (Date.now() < heldEnd && !(await arrived())) await page.waitForTimeout(100);
+  const heldUpdate = await page.evaluate(() => !!window.rtscope.live.held);
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2, { steps: 3 });
   await page.mouse.up();
+  await until(page, (s) => !heldUpdate || s.seq > held, 5000, 'the held update drawn');
   const zoomOf = () => page.evaluate(() => {
-    const x = window.rtscope.charts.area.scales.x;
-    return [x.min, x.max];
+    const u = window.rtscope.charts.area, x = u.scales.x, xs = u.data[0];
+    return [x.min, x.max, x.max < xs[xs.length - 1]];
   });
-  result.zoom = { before: await zoomOf() };
+  result.zoom = { heldUpdate, before: await zoomOf() };
   const legend = page.locator('#pane-area .u-legend .u-series').nth(1);
   const hiddenLabel = await legend.locator('.u-label').textContent();
   await legend.click();
