@@ -655,6 +655,15 @@ static char *profile_dup(el_str s)
     return c;
 }
 
+void profile_new_run(profile *p)
+{
+    free(p->args);
+    p->args = NULL;
+    p->args_len = 0;
+    free(p->rts_id);
+    p->rts_id = NULL;
+}
+
 int profile_sink(void *ctx, const el_event *ev, const el_typetab *types)
 {
     profile *p = ctx;

@@ -142,6 +142,7 @@ static void serve_run_begins(serve_target *st, target *t)
     st->runs++;
     if (st->runs == 1)
         return;
+    profile_new_run(st->p);
     int64_t away_ms = st->run_ended_ms ? target_now_ms() - st->run_ended_ms : 0;
     double at = st->p->last_time + (double)away_ms / 1000.0;
     st->offset_ns = (int64_t)(at * 1e9);

@@ -228,6 +228,32 @@ START_TEST(profile_latest_traces)
 }
 END_TEST
 
+/* A restarted program's report describes the run going on (rtscope serve). */
+START_TEST(profile_new_run_args)
+{
+    profile *p = profile_new(NULL);
+    ck_assert_ptr_nonnull(p);
+    el_event ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.type = EL_PROGRAM_ARGS;
+    static const char a1[] = "./old\0--port\0001";
+    static const char a2[] = "./new\0-v";
+    ev.u.capset_vec.vec = (el_str){a1, sizeof(a1) - 1};
+    ck_assert_int_eq(profile_sink(p, &ev, NULL), 0);
+    ev.u.capset_vec.vec = (el_str){a2, sizeof(a2) - 1};
+    ck_assert_int_eq(profile_sink(p, &ev, NULL), 0);
+    /* within a run, the first arguments stay */
+    ck_assert_uint_eq(p->args_len, sizeof(a1) - 1);
+    ck_assert_mem_eq(p->args, a1, sizeof(a1) - 1);
+    profile_new_run(p);
+    ck_assert_ptr_null(p->args);
+    ck_assert_int_eq(profile_sink(p, &ev, NULL), 0);
+    ck_assert_uint_eq(p->args_len, sizeof(a2) - 1);
+    ck_assert_mem_eq(p->args, a2, sizeof(a2) - 1);
+    profile_free(p);
+}
+END_TEST
+
 Suite *profile_suite(void)
 {
     Suite *s = suite_create("profile");
@@ -239,6 +265,7 @@ Suite *profile_suite(void)
     tcase_add_test(lv, profile_view_is_finish);
     tcase_add_test(lv, profile_bounded_times);
     tcase_add_test(lv, profile_latest_traces);
+    tcase_add_test(lv, profile_new_run_args);
     suite_add_tcase(s, lv);
     return s;
 }

@@ -195,6 +195,11 @@ void profile_sample_end(profile *p);
 int profile_trace_add(profile *p, double t, const char *text, size_t len,
                       int is_event);
 
+/* A new run of the program begins on the same timeline (rtscope serve,
+ * after a restart): its arguments and RTS identifier replace the last
+ * run's when they arrive, so the report describes the run going on. */
+void profile_new_run(profile *p);
+
 /* Read a .hp file (hp2ps's format) into the profile. Returns 0, or -1 with
  * a message "line N: ..." in msg. */
 int profile_read_hp(profile *p, FILE *f, char *msg, size_t msglen);
