@@ -169,8 +169,9 @@ CC := $(or $(call GHC_SETTING,C compiler command),cc)
 GHC_CC_FLAGS := $(call GHC_SETTING,C compiler flags) \
   $(if $(filter YES,$(call GHC_SETTING,C compiler supports -no-pie)),-no-pie) \
   -Wimplicit -include $(GHC_LIBDIR)/include/ghcversion.h
+GHC_PKG ?= $(dir $(HC))ghc-pkg
 GHC_PKG_INCS := $(addprefix -I,$(foreach p,base ghc-bignum rts,\
-  $(shell $(HC)-pkg field $(p) include-dirs --simple-output 2>/dev/null)))
+  $(shell $(GHC_PKG) field $(p) include-dirs --simple-output 2>/dev/null)))
 # $(call way_opt_c,WAY): a way's ghc flags as the C compiler's
 way_opt_c = $(filter -O2,$(call way_opt_hc,$(1))) \
   $(if $(filter -fPIC,$(way_hc_$(1))),-fPIC -U__PIC__ -D__PIC__,-fno-PIC) \
