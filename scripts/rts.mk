@@ -179,13 +179,13 @@ way_opt_c = $(filter -O2,$(call way_opt_hc,$(1))) \
   $(if $(filter -eventlog,$(way_hc_$(1))),-DTRACING) $(if $(filter -prof,$(way_hc_$(1))),-DPROFILING) \
   $(filter -D%,$(way_hc_$(1))) $(patsubst -optc%,%,$(filter -optc%,$(way_hc_$(1))))
 
+# the C compiler's own flags of a way's C file (in a rule: $$* and $$@)
+c_flags = $(CC_OPTS) $(call way_opt_cc,$(1)) $$(file_cc_$$*) -MMD -MP -MF $$(@:.o=.d) -MT $$@
 # GHC_CC=1: through ghc -c, as before (scripts/check-rts-cc compares)
 ifeq ($(GHC_CC),1)
-c_rule = $(HC) -c $$< -o $$@ $(HC_OPTS) $(call way_opt_hc,$(1)) \
-	  $$(addprefix -optc,$(CC_OPTS) $(call way_opt_cc,$(1)) $$(file_cc_$$*) -MMD -MP -MF $$(@:.o=.d) -MT $$@)
+c_rule = $(HC) -c $$< -o $$@ $(HC_OPTS) $(call way_opt_hc,$(1)) $$(addprefix -optc,$(call c_flags,$(1)))
 else
-c_rule = $(CC) -x c $(GHC_CC_FLAGS) -c $$< -o $$@ $(call way_opt_c,$(1)) \
-	  $(CC_OPTS) $(call way_opt_cc,$(1)) $$(file_cc_$$*) -MMD -MP -MF $$(@:.o=.d) -MT $$@
+c_rule = $(CC) -x c $(GHC_CC_FLAGS) -c $$< -o $$@ $(call way_opt_c,$(1)) $(call c_flags,$(1))
 endif
 
 define way_rules

@@ -43,11 +43,6 @@ extern const cli_command cli_cmd_html;
 extern const cli_command cli_cmd_diff;
 extern const cli_command cli_cmd_pprof;
 extern const cli_command cli_cmd_live;
-/* For the commands that run until interrupted (live, export, serve):
- * SIGINT and SIGTERM call on_stop (which sets the command's stop flag);
- * SIGPIPE is ignored (a peer that vanished is an error of the write). */
-void cli_stop_on_signals(void (*on_stop)(int));
-
 extern const cli_command cli_cmd_export;
 extern const cli_command cli_cmd_serve;
 extern const cli_command cli_cmd_debug;
@@ -80,5 +75,10 @@ void cli_put_str(FILE *f, el_str s);
 FILE *cli_open_output(const char *path);
 /* Close an output, reporting a write error; returns 0 or -1. */
 int cli_close_output(FILE *f, const char *path);
+
+/* For the commands that run until interrupted (live, export, serve):
+ * SIGINT and SIGTERM call on_stop (which sets the command's stop flag);
+ * SIGPIPE is ignored (a peer that vanished is an error of the write). */
+void cli_stop_on_signals(void (*on_stop)(int));
 
 #endif
