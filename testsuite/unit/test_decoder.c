@@ -683,6 +683,49 @@ START_TEST(test_payload_check_matches_decode)
 }
 END_TEST
 
+/* A label is read up to its first NUL, whatever its length (short ones
+ * are searched a word at a time, long ones with memchr) and wherever the
+ * NUL falls in a word; with no NUL it is missing. */
+START_TEST(test_sample_label_lengths)
+{
+    for (size_t len = 0; len <= 70; len++) {
+        for (size_t cut = 0; cut <= len; cut++) { /* NUL at cut; len: none */
+            size_t plen = 9 + len + (cut == len);
+            uint8_t *pl = malloc(plen); /* exact: ASan sees a load past it */
+            ck_assert_ptr_nonnull(pl);
+            memset(pl, 0, 9);
+            pl[1] = 7; /* residency 7 << 56 */
+            for (size_t i = 0; i < len; i++)
+                pl[9 + i] = (uint8_t)(i == cut ? 0 : 'A' + i % 26);
+            if (cut == len)
+                pl[9 + len] = 0;
+            el_event ev;
+            memset(&ev, 0, sizeof(ev));
+            ev.type = EL_HEAP_PROF_SAMPLE_STRING;
+            ev.payload = pl;
+            ev.payload_len = (uint32_t)plen;
+            ck_assert_int_eq(el_event_decode(&ev, NULL), EL_OK);
+            ck_assert_uint_eq(ev.u.sample_string.label.len, cut);
+            ck_assert_uint_eq(ev.u.sample_string.residency, (uint64_t)7 << 56);
+            ck_assert_int_eq(event_payload_ok(&ev), 1);
+            free(pl);
+        }
+        /* no NUL at all: the label is missing, and the check says so */
+        uint8_t *pl = malloc(9 + len);
+        ck_assert_ptr_nonnull(pl);
+        memset(pl, 'x', 9 + len);
+        el_event ev;
+        memset(&ev, 0, sizeof(ev));
+        ev.type = EL_HEAP_PROF_SAMPLE_STRING;
+        ev.payload = pl;
+        ev.payload_len = (uint32_t)(9 + len);
+        ck_assert_int_ne(el_event_decode(&ev, NULL), EL_OK);
+        ck_assert_int_eq(event_payload_ok(&ev), 0);
+        free(pl);
+    }
+}
+END_TEST
+
 /* ---- streaming ------------------------------------------------------------ */
 
 START_TEST(test_byte_feeding_equals_whole)
@@ -1495,6 +1538,7 @@ static Suite *decoder_suite(void)
     tcase_add_test(tc, test_unknown_types_skipped);
     tcase_add_test(tc, test_trailing_fields_tolerated);
     tcase_add_test(tc, test_payload_check_matches_decode);
+    tcase_add_test(tc, test_sample_label_lengths);
     tcase_add_test(tc, test_byte_feeding_equals_whole);
     tcase_add_test(tc, test_truncation_every_offset);
     tcase_add_test(tc, test_undeclared_type_is_error);

@@ -441,8 +441,14 @@ static void decoder_skip_table(el_decoder *dec, const uint8_t *wanted)
     dec->skip_wanted = wanted;
 }
 
-uint64_t decoder_skip(el_decoder *dec, const uint8_t *wanted, uint64_t *counts,
-                      uint64_t *max_ts)
+/* Aligned so that the loop's place in the instruction cache does not move
+ * with unrelated changes elsewhere in the file: builds that differed only
+ * in other functions took 43 to 48 ms for `stats` of a 200 MB flood log,
+ * where the profile was the same (this loop and the kernel's copy). */
+__attribute__((aligned(64))) uint64_t decoder_skip(el_decoder *dec,
+                                                   const uint8_t *wanted,
+                                                   uint64_t *counts,
+                                                   uint64_t *max_ts)
 {
     if (!wanted || dec->state != ST_DATA || dec->pend_len)
         return 0;
@@ -515,10 +521,13 @@ uint64_t decoder_skip(el_decoder *dec, const uint8_t *wanted, uint64_t *counts,
  * what the loop would take (whole, declared, inside the current block, no
  * block marker or capability announcement), so the decoder's state stays
  * what el_decoder_next() would have made it. The skip loop itself is left
- * as it is: a wanted event costs one call out of it.
+ * as it is: a run of wanted events (the samples of a census) costs one call
+ * out of it, and scan_wanted takes the whole run in one loop, checking the
+ * decoder's state and the block's room once.
  */
-static int scan_wanted(el_decoder *dec, const uint8_t *wanted, uint64_t *counts,
-                       uint64_t *max_ts, decoder_wanted_fn fn, void *ctx)
+static uint64_t scan_wanted(el_decoder *dec, const uint8_t *wanted,
+                            uint64_t *counts, uint64_t *max_ts,
+                            decoder_wanted_fn fn, void *ctx)
 {
     if (dec->state != ST_DATA || dec->pend_len)
         return 0;
@@ -529,36 +538,36 @@ static int scan_wanted(el_decoder *dec, const uint8_t *wanted, uint64_t *counts,
         if (dec->block_end - dec->offset < room)
             room = (size_t)(dec->block_end - dec->offset);
     }
-    const uint8_t *p = dec->in + dec->in_pos;
-    uint16_t type = room >= 12 ? bytes_get_u16(p) : EL_BLOCK_MARKER;
-    uint16_t size;
-    if (type >= TYPETAB_DIRECT || (wanted && !wanted[type]) ||
-        type == EL_BLOCK_MARKER || type == EL_CAP_CREATE ||
-        type == EL_CAPSET_ASSIGN_CAP ||
-        typetab_lookup_inline(dec->tab, type, &size) != 0)
-        return 0;
-    size_t head = size == EL_SIZE_VARIABLE ? 12 : 10;
-    size_t plen = size == EL_SIZE_VARIABLE ? bytes_get_u16(p + 10) : size;
-    if (head + plen > room)
-        return 0;
+    const uint8_t *p = dec->in + dec->in_pos, *lim = p + room;
+    uint16_t cap = dec->in_block ? dec->block_cap : EL_CAP_NONE;
+    uint64_t n = 0, mx = *max_ts;
     el_event ev;
-    ev.type = type;
-    ev.cap = dec->in_block ? dec->block_cap : EL_CAP_NONE;
-    ev.ts = bytes_get_u64(p + 2);
-    ev.offset = dec->offset;
-    ev.payload = p + head;
-    ev.payload_len = (uint32_t)plen;
-    ev.decoded_len = 0;
-    ev.known = 0;
-    if (fn(ctx, &ev, (uint32_t)(head + plen), *max_ts) != 0)
-        return 0;
-    if (ev.ts > *max_ts)
-        *max_ts = ev.ts;
-    if (counts)
-        counts[type]++;
-    dec->in_pos += head + plen;
-    dec->offset += head + plen;
-    return 1;
+    while (lim - p >= 12) {
+        uint16_t type = bytes_get_u16(p), size;
+        if (type >= TYPETAB_DIRECT || (wanted && !wanted[type]) ||
+            type == EL_BLOCK_MARKER || type == EL_CAP_CREATE ||
+            type == EL_CAPSET_ASSIGN_CAP ||
+            typetab_lookup_inline(dec->tab, type, &size) != 0)
+            break;
+        size_t head = size == EL_SIZE_VARIABLE ? 12 : 10;
+        size_t plen = size == EL_SIZE_VARIABLE ? bytes_get_u16(p + 10) : size;
+        if (head + plen > (size_t)(lim - p))
+            break;
+        event_frame(&ev, p, (uint32_t)head, (uint32_t)plen, dec->offset);
+        ev.cap = cap;
+        if (fn(ctx, &ev, (uint32_t)(head + plen), mx) != 0)
+            break;
+        if (ev.ts > mx)
+            mx = ev.ts;
+        if (counts)
+            counts[type]++;
+        n++;
+        p += head + plen;
+        dec->offset += head + plen;
+    }
+    dec->in_pos = (size_t)(p - dec->in);
+    *max_ts = mx;
+    return n;
 }
 
 uint64_t decoder_scan(el_decoder *dec, const uint8_t *wanted, uint64_t *counts,
@@ -567,12 +576,11 @@ uint64_t decoder_scan(el_decoder *dec, const uint8_t *wanted, uint64_t *counts,
     uint64_t n = 0;
     for (;;) {
         n += decoder_skip(dec, wanted, counts, max_ts);
-        if (!scan_wanted(dec, wanted, counts, max_ts, fn, ctx))
-            return n;
-        n++;
         /* wanted events come in runs (the samples of a census) */
-        while (scan_wanted(dec, wanted, counts, max_ts, fn, ctx))
-            n++;
+        uint64_t k = scan_wanted(dec, wanted, counts, max_ts, fn, ctx);
+        if (!k)
+            return n;
+        n += k;
     }
 }
 

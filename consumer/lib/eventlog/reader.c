@@ -352,6 +352,10 @@ typedef struct cursor {
     el_event head;
     uint64_t key; /* see Note [Order within a capability] in merge.c */
     int has_head;
+    /* Sparse: the end of the run c->at is in (0: none yet), and the
+     * capability its events carry; for cursor_next_in_run. */
+    uint64_t run_end;
+    uint16_t run_cap;
 } cursor;
 
 static int cursor_before(const cursor *a, const cursor *b)
@@ -447,10 +451,39 @@ static el_status cursor_frame(source *src, const reader_ctx *rc,
     event_frame(ev, b, head, plen, at);
     ev->cap = ix->segs[c->seg].in_block ? ix->segs[c->seg].cap : EL_CAP_NONE;
     c->at = at + head + plen;
+    c->run_end = end;
+    c->run_cap = ev->cap;
     return EL_OK;
 changed:
     reader_set_error(err, EL_ERR_IO, at, "the file changed while it was read");
     return EL_ERR_IO;
+}
+
+/* Sparse, the common case: the next event of the run the cursor is in,
+ * whole in its buffer. 0: take the general path (the run is done, or the
+ * event is not whole in the buffer, or it is not what the index pass
+ * framed: cursor_frame says so). */
+static int cursor_next_in_run(const reader_ctx *rc, cursor *c)
+{
+    uint64_t at = c->at;
+    if (!at || at >= c->run_end || at < c->win_start || c->win_end - at < 12)
+        return 0;
+    const uint8_t *b = c->buf + (at - c->win_start);
+    uint16_t size;
+    if (typetab_lookup_inline(rc->types, bytes_get_u16(b), &size))
+        return 0;
+    uint32_t head = size == EL_SIZE_VARIABLE ? 12 : 10;
+    uint32_t plen = size == EL_SIZE_VARIABLE ? bytes_get_u16(b + 10) : size;
+    uint64_t next = at + head + plen;
+    if (next > c->run_end || next > c->win_end)
+        return 0;
+    event_frame(&c->head, b, head, plen, at);
+    c->head.cap = c->run_cap;
+    c->at = next;
+    c->has_head = 1;
+    if (c->head.ts > c->key)
+        c->key = c->head.ts;
+    return 1;
 }
 
 /* Sparse: the next event of the cursor's runs. */
@@ -458,6 +491,8 @@ static el_status cursor_next_sparse(source *src, const reader_ctx *rc,
                                     const file_index *ix, cursor *c,
                                     el_error *err)
 {
+    if (cursor_next_in_run(rc, c))
+        return EL_OK;
     const erun *r;
     while ((r = cursor_run(ix, c)) != NULL) {
         if (c->at == 0) { /* a new run */
@@ -592,19 +627,31 @@ static el_status file_merge_pass(source *src, reader_ctx *rc,
     for (unsigned i = 0; i < ncur && ret == EL_OK; i++)
         ret = cursor_next(src, rc, ix, &cur[i], err);
     while (ret == EL_OK) {
-        cursor *best = NULL;
+        /* The first cursor, and the one after it: the first goes on
+         * releasing events while its head stays before the second's (the
+         * heap samples of a census come one after another). */
+        cursor *best = NULL, *next = NULL;
         for (unsigned i = 0; i < ncur; i++) {
             cursor *c = &cur[i];
-            if (c->has_head && (!best || cursor_before(c, best)))
+            if (!c->has_head)
+                continue;
+            if (!best || cursor_before(c, best)) {
+                next = best;
                 best = c;
+            } else if (!next || cursor_before(c, next)) {
+                next = c;
+            }
         }
         if (!best)
             break;
-        if (reader_deliver(rc, &best->head)) {
-            ret = rc->failed ? EL_ERR_FORMAT : EL_STOP;
-            break;
-        }
-        ret = cursor_next(src, rc, ix, best, err);
+        do {
+            if (reader_deliver(rc, &best->head)) {
+                ret = rc->failed ? EL_ERR_FORMAT : EL_STOP;
+                break;
+            }
+            ret = cursor_next(src, rc, ix, best, err);
+        } while (ret == EL_OK && best->has_head &&
+                 (!next || cursor_before(best, next)));
     }
 out:
     for (unsigned i = 0; i < ncur; i++) {

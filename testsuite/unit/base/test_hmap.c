@@ -1,7 +1,8 @@
 /* librtscope-base: the hash map (both uses, growth, iteration, reuse after
- * free) and GHC's closure types. */
+ * free), the string hash and GHC's closure types. */
 #include "rtscope/base/closure_types.h"
 #include "rtscope/base/hmap.h"
+#include "rtscope/strhash.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -135,6 +136,41 @@ START_TEST(closure_type_names)
 }
 END_TEST
 
+/* The string hash reads only s[0, len) (each string is its own exact
+ * allocation, so the ASan build catches a load past it), depends on every
+ * byte and on the length, and not on where the string is. */
+START_TEST(string_hash)
+{
+    hmap seen = {0};
+    char *buf = malloc(64);
+    ck_assert_ptr_nonnull(buf);
+    for (size_t len = 0; len <= 40; len++) {
+        char *s = malloc(len ? len : 1);
+        ck_assert_ptr_nonnull(s);
+        for (size_t i = 0; i < len; i++)
+            s[i] = (char)('a' + i % 26);
+        uint64_t h = rtscope_strhash(s, len);
+        memcpy(buf + 3, s, len); /* the same bytes elsewhere */
+        ck_assert_uint_eq(rtscope_strhash(buf + 3, len), h);
+        int added;
+        ck_assert_ptr_nonnull(hmap_at(&seen, h, &added));
+        ck_assert_int_eq(added, 1); /* no two lengths of one text collide */
+        for (size_t i = 0; i < len; i++) { /* each byte counts */
+            s[i] ^= 1;
+            ck_assert_uint_ne(rtscope_strhash(s, len), h);
+            s[i] ^= 1;
+        }
+        free(s);
+    }
+    /* zero bytes count too: "a\0" is not "a" */
+    ck_assert_uint_ne(rtscope_strhash("a\0", 2), rtscope_strhash("a", 1));
+    ck_assert_uint_ne(rtscope_strhash("\0\0\0", 3),
+                      rtscope_strhash("\0\0", 2));
+    free(buf);
+    hmap_free(&seen);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("base");
@@ -142,6 +178,7 @@ int main(void)
     tcase_add_test(tc, numbers_as_keys);
     tcase_add_test(tc, counters);
     tcase_add_test(tc, entries_by_hash);
+    tcase_add_test(tc, string_hash);
     tcase_add_test(tc, iterate_and_free);
     tcase_add_test(tc, closure_type_names);
     suite_add_tcase(s, tc);
