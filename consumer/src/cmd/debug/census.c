@@ -116,8 +116,10 @@ char *debug_census_key(dbg_heap *h, const dbg_census *c,
             if (src && src[5][0])
                 snprintf(buf, sizeof(buf), "%s %s", src[4], src[5]);
             else
+                /* the table's name; its closure type when it has none
+                 * (a provenance entry without a name) */
                 snprintf(buf, sizeof(buf), "(no source) 0x%" PRIx64 " %s",
-                         infoptr, src ? src[0] : type);
+                         infoptr, src && src[0][0] ? src[0] : type);
         } else if (by == BY_MODULE) {
             if (!dbg_info_module(h, in, buf, sizeof(buf)))
                 snprintf(buf, sizeof(buf), "%s %s",

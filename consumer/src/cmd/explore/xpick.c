@@ -1,6 +1,9 @@
 /* The explorer's picker: two lists, the debuggees (program, pid, when it
  * started, alive or stale) and the snapshots (file, size, when taken);
- * Tab switches between them, Enter picks. */
+ * Tab switches between them, Enter picks. Each list is newest first, and
+ * the debuggees alive before the stale ones (the sockets of programs that
+ * were killed stay behind), so Enter at once opens the newest program
+ * running. */
 #define _GNU_SOURCE
 #include "xpick.h"
 
@@ -22,7 +25,19 @@ typedef struct pick_item {
     char path[4352];
     char row[256];
     int usable; /* a live debuggee, or a snapshot */
+    time_t when;
 } pick_item;
+
+/* Usable first, then newest first, then by path (a stable order). */
+static int pick_order(const void *a, const void *b)
+{
+    const pick_item *x = a, *y = b;
+    if (x->usable != y->usable)
+        return y->usable - x->usable;
+    if (x->when != y->when)
+        return x->when < y->when ? 1 : -1;
+    return strcmp(x->path, y->path);
+}
 
 typedef struct pick_list {
     const char *title;
@@ -88,13 +103,17 @@ static int list_debuggees(pick_list *l)
         }
         struct stat st;
         char when[32] = "?";
-        if (stat(it->path, &st) == 0)
+        if (stat(it->path, &st) == 0) {
             when_text(st.st_mtime, when, sizeof(when));
+            it->when = st.st_mtime;
+        }
         snprintf(it->row, sizeof(it->row), "%-24.24s %8ld  %s  %s", end + 1,
                  pid, when, alive ? "alive" : "stale");
         it->usable = alive;
     }
     closedir(d);
+    if (l->n > 1)
+        qsort(l->v, l->n, sizeof(*l->v), pick_order);
     return 0;
 }
 
@@ -120,8 +139,11 @@ static int list_snapshots(pick_list *l)
         snprintf(it->row, sizeof(it->row), "%-36.36s %10.1f MB  %s", e->d_name,
                  (double)st.st_size / 1e6, when);
         it->usable = 1;
+        it->when = st.st_mtime;
     }
     closedir(d);
+    if (l->n > 1)
+        qsort(l->v, l->n, sizeof(*l->v), pick_order);
     return 0;
 }
 
@@ -150,18 +172,21 @@ static void draw_list(const pick_list *l, int y, int rows, int active)
 /* The curses loop: the index of the list picked from (its sel), or -1. */
 static int pick_loop(pick_list *ls)
 {
-    int cur = ls[0].n == 0 && ls[1].n > 0;
+    int cur = !(ls[0].n > 0 && ls[0].v[0].usable) && ls[1].n > 0;
+    const char *msg = NULL;
     for (;;) {
         erase();
         int half = (LINES - 3) / 2;
         draw_list(&ls[0], 0, half - 1, cur == 0);
         draw_list(&ls[1], half, LINES - 2 - half - 1, cur == 1);
         mvaddnstr(LINES - 1, 0,
-                  "Tab: switch list  Up/Down: move  Enter: open  q: quit",
+                  msg ? msg
+                      : "Tab: switch list  Up/Down: move  Enter: open  q: quit",
                   COLS);
         refresh();
         int ch = getch();
         pick_list *l = &ls[cur];
+        msg = NULL;
         if (ch == 'q' || ch == 27)
             return -1;
         if (ch == '\t')
@@ -170,9 +195,12 @@ static int pick_loop(pick_list *ls)
             l->sel--;
         else if ((ch == KEY_DOWN || ch == 'j') && l->sel + 1 < l->n)
             l->sel++;
-        else if ((ch == '\n' || ch == '\r' || ch == KEY_ENTER) && l->n > 0 &&
-                 l->v[l->sel].usable)
-            return cur;
+        else if ((ch == '\n' || ch == '\r' || ch == KEY_ENTER) && l->n > 0) {
+            if (l->v[l->sel].usable)
+                return cur;
+            msg = "stale: that program is gone (its socket stayed behind); "
+                  "pick one alive, or a snapshot";
+        }
     }
 }
 
