@@ -466,7 +466,8 @@ changed:
 static int cursor_next_in_run(const reader_ctx *rc, cursor *c)
 {
     uint64_t at = c->at;
-    if (!at || at >= c->run_end || at < c->win_start || c->win_end - at < 12)
+    if (!at || at >= c->run_end || at < c->win_start || at >= c->win_end ||
+        c->win_end - at < 12)
         return 0;
     const uint8_t *b = c->buf + (at - c->win_start);
     uint16_t size;
