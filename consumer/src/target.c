@@ -434,8 +434,8 @@ int target_timeout_ms(const target *t, int64_t now)
     else if (t->state == TARGET_CONNECTING ||
              (t->graph && !el_graph_header_done(t->graph)))
         at = t->connect_deadline_ms;
-    else
-        return -1;
+    else /* streaming: the merge's hold (Note [Holding for a quiet stream]) */
+        return t->graph ? el_graph_timeout_ms(t->graph) : -1;
     return at <= now ? 0 : (int)(at - now);
 }
 
@@ -545,7 +545,10 @@ void target_step(target *t, short revents, int64_t now, size_t max_bytes)
     case TARGET_STREAMING:
         break;
     }
-    if (revents & (POLLIN | POLLHUP | POLLERR)) {
+    /* Step on data, and without data when the merge holds events for a
+     * quiet stream: the step releases those that waited long enough. */
+    if ((revents & (POLLIN | POLLHUP | POLLERR)) ||
+        el_graph_timeout_ms(t->graph) >= 0) {
         st = el_graph_step(t->graph, max_bytes);
         target_after_step(t, st, now);
         if (!t->graph)

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- helpers -------------------------------------------------------------- */
@@ -939,6 +940,38 @@ START_TEST(test_merge_budget_bounds_memory)
 }
 END_TEST
 
+/* Note [Holding for a quiet stream]: cap 0 seen once, then quiet; what
+ * cap 1 sends waits for it, but no longer than the hold, on a push or on a
+ * tick, and without a hold as long as the budget allows. */
+START_TEST(test_merge_hold_releases_quiet)
+{
+    for (int hold = 0; hold <= 1; hold++) {
+        order_check o = {0};
+        el_merge *m = el_merge_new(0, order_sink, &o);
+        if (hold)
+            el_merge_set_hold(m, 50);
+        push_block(m, 0, 0, 10, 1);
+        size_t before = o.n;
+        push_block(m, 1, 10, 1000, 10); /* held: cap 0 might come first */
+        ck_assert_uint_eq(o.n, before);
+        struct timespec t = {0, 80 * 1000000L};
+        nanosleep(&t, NULL);
+        ck_assert_int_eq(el_merge_tick(m), EL_OK);
+        if (hold) {
+            ck_assert_uint_gt(o.n, before + 90); /* released by the tick */
+            ck_assert_uint_eq(el_merge_get_stats(m)->held_out, o.n - before);
+        } else {
+            ck_assert_uint_eq(o.n, before); /* still waiting */
+        }
+        push_block(m, 0, 5, 8, 1); /* cap 0 after all, with older events */
+        ck_assert_int_eq(el_merge_flush(m), EL_OK);
+        ck_assert_uint_eq(el_merge_get_stats(m)->late_events, hold ? 3 : 0);
+        ck_assert_uint_eq(el_merge_get_stats(m)->forced, 0);
+        el_merge_free(m);
+    }
+}
+END_TEST
+
 /* ---- reader --------------------------------------------------------------- */
 
 typedef struct sink_check {
@@ -1548,6 +1581,7 @@ static Suite *decoder_suite(void)
     TCase *tm = tcase_create("merge");
     tcase_add_test(tm, test_merge_orders_caps);
     tcase_add_test(tm, test_merge_budget_bounds_memory);
+    tcase_add_test(tm, test_merge_hold_releases_quiet);
     suite_add_tcase(s, tm);
     TCase *tr = tcase_create("reader");
     tcase_add_test(tr, test_reader_file_exact_order);

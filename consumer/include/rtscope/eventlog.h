@@ -442,6 +442,8 @@ typedef struct el_merge_stats {
     uint64_t max_late_ns; /* worst lateness */
     uint64_t forced;      /* events released because the buffer was full */
     uint64_t peak_bytes;  /* high-water mark of buffered bytes */
+    uint64_t held_out;    /* events released because they waited too long
+                             (el_merge_set_hold) */
 } el_merge_stats;
 
 /* Events delivered to `fn` in order; `budget` bytes of buffered events at
@@ -460,6 +462,13 @@ el_status el_merge_push(el_merge *m, const el_event *ev);
 el_status el_merge_note(el_merge *m, uint16_t cap, uint64_t ts);
 /* Deliver everything still buffered (end of stream). */
 el_status el_merge_flush(el_merge *m);
+/* Live streams: release an event once it has waited `hold_ms` ms (of the
+ * monotonic clock) for a quiet stream that might still precede it (0: wait
+ * as long as the budget allows, the default). See Note [Holding for a quiet
+ * stream] in merge.c. */
+void el_merge_set_hold(el_merge *m, unsigned hold_ms);
+/* Release what has waited long enough (call it when no data comes). */
+el_status el_merge_tick(el_merge *m);
 const el_merge_stats *el_merge_get_stats(const el_merge *m);
 
 /* ---------------------------------------------------------------------- */
@@ -502,6 +511,9 @@ el_status el_hostport_parse(const char *s, const char *default_host,
 typedef int (*el_sink_fn)(void *ctx, const el_event *ev,
                           const el_typetab *types);
 
+#define EL_MERGE_HOLD_MS 2000u
+#define EL_MERGE_HOLD_NONE 0xffffffffu
+
 typedef struct el_reader_opts {
     int reconnect;       /* sockets: reconnect when the stream ends */
     int reconnect_max;   /* max reconnect attempts (0 = unlimited) */
@@ -511,6 +523,11 @@ typedef struct el_reader_opts {
      * beyond it the file is read whole a second time). */
     size_t index_budget;
     int unordered; /* 1: skip the merge, deliver in file order */
+    /* Milliseconds the merge holds an event for a quiet capability
+     * (el_merge_set_hold): 0 = EL_MERGE_HOLD_MS for a socket read through
+     * an el_graph (el_reader_run, live, export), else no limit;
+     * EL_MERGE_HOLD_NONE = no limit. */
+    unsigned merge_hold_ms;
     /* Optional: only types with wanted[type] != 0 are decoded and given to
      * the sink (the others are still read, checked for framing, ordered
      * and counted). Saves the decode and the call for events a sink does
@@ -552,6 +569,9 @@ const el_typetab *el_stream_types(const el_stream *s);
 int el_stream_header_done(const el_stream *s);
 /* Bytes of the stream taken so far. */
 uint64_t el_stream_offset(const el_stream *s);
+/* No bytes came for a while: deliver what the merge has held long enough
+ * (el_reader_opts.merge_hold_ms). Returns as el_stream_feed. */
+el_status el_stream_tick(el_stream *s);
 
 /* The graph: an address read in steps (Note [One graph for every source] in
  * graph.c). Sockets connect without blocking; a step returns EL_AGAIN when
@@ -570,6 +590,10 @@ el_status el_graph_step(el_graph *g, size_t max_bytes);
 /* The descriptor to poll and for what (POLLOUT while connecting, else
  * POLLIN); -1 when the graph is done. */
 int el_graph_pollfd(const el_graph *g, short *events);
+/* Milliseconds to poll at most before stepping again even without data,
+ * so that the merge releases what it has held long enough (a socket's
+ * merge_hold_ms); -1: no limit. */
+int el_graph_timeout_ms(const el_graph *g);
 int el_graph_fd(const el_graph *g);
 int el_graph_connected(const el_graph *g);
 int el_graph_is_socket(const el_graph *g);

@@ -72,6 +72,9 @@ el_graph *el_graph_new(const char *spec, const el_reader_opts *opts,
     }
     g->file = g->src.seekable && !g->opts.unordered;
     g->phase = g->src.connecting ? G_CONNECTING : G_READING;
+    /* Note [Holding for a quiet stream] in merge.c: sockets are live */
+    if (g->opts.merge_hold_ms == 0 && el_graph_is_socket(g))
+        g->opts.merge_hold_ms = EL_MERGE_HOLD_MS;
     return g;
 }
 
@@ -146,6 +149,9 @@ el_status el_graph_step(el_graph *g, size_t max_bytes)
             return graph_done(g, EL_ERR_NOMEM);
         }
     }
+    el_status ts = el_stream_tick(g->stream);
+    if (ts != EL_OK)
+        return graph_done(g, ts);
     size_t got = 0;
     while (!max_bytes || got < max_bytes) {
         ssize_t n = source_read(&g->src, g->buf, GRAPH_CHUNK);
@@ -173,6 +179,15 @@ int el_graph_pollfd(const el_graph *g, short *events)
 {
     *events = g->phase == G_CONNECTING ? POLLOUT : POLLIN;
     return g->phase == G_DONE ? -1 : g->src.fd;
+}
+
+int el_graph_timeout_ms(const el_graph *g)
+{
+    unsigned hold = g->opts.merge_hold_ms;
+    if (g->phase != G_READING || g->file || hold == 0 ||
+        hold == EL_MERGE_HOLD_NONE)
+        return -1;
+    return hold / 4 ? (int)(hold / 4) : 1;
 }
 
 int el_graph_fd(const el_graph *g)
@@ -236,7 +251,7 @@ static el_status graph_run(el_graph *g)
         if (fd < 0)
             continue;
         struct pollfd p = {fd, ev, 0};
-        while (poll(&p, 1, -1) < 0 && errno == EINTR)
+        while (poll(&p, 1, el_graph_timeout_ms(g)) < 0 && errno == EINTR)
             ;
     }
 }
@@ -252,6 +267,7 @@ static void result_add(el_reader_result *to, const el_reader_result *r)
     to->truncated_at = r->truncated_at;
     to->merge.late_events += r->merge.late_events;
     to->merge.forced += r->merge.forced;
+    to->merge.held_out += r->merge.held_out;
     if (r->merge.max_late_ns > to->merge.max_late_ns)
         to->merge.max_late_ns = r->merge.max_late_ns;
     if (r->merge.peak_bytes > to->merge.peak_bytes)

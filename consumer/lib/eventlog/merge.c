@@ -34,6 +34,27 @@
  * Files do not need this: el_reader reads each capability's blocks with its
  * own cursor and merges exactly (see reader.c).
  *
+ * Note [Holding for a quiet stream]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A stream that writes nothing keeps its lower bound where it was, and so
+ * holds back every later event of the others. In a live program that is
+ * the rule, not the exception: a capability with no work writes its buffer
+ * before it sleeps and then nothing (Note [Flushing the eventlog] in the
+ * RTS's EventLogFlush.c), and the global buffer, which in 9.0.2 gets the
+ * censuses, writes nothing between two of them. A program on -N1 with
+ * censuses every 30 s showed `rtscope live` nothing for 30 s: every block
+ * of capability 0 waited for the global stream. No bound in the data says
+ * that a quiet stream will stay quiet, since a capability whose buffer has
+ * not been written yet looks the same. So live readers (sockets) bound the
+ * wait in time instead: an event that has been held el_merge_set_hold's
+ * milliseconds of the monotonic clock is released (counted in `held_out`).
+ * If the quiet stream then sends an earlier event, it is late (delivered
+ * at once, counted): with --eventlog-flush-interval under the hold (the
+ * docs use 0.5 and 1 s; the hold is 2 s), only an event written later
+ * than its flush is late. Pipes do
+ * not hold by default: a pipe is often a file being copied, whose order
+ * is exact whatever the reader's pace.
+ *
  * Note [Order within a capability]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * Within one capability's stream the RTS does not always write timestamps
@@ -50,16 +71,19 @@
  * the same key (reader.c), so a file, a pipe and a socket carrying the same
  * bytes give the same order.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "rtscope/eventlog.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MERGE_DEFAULT_BUDGET (16u << 20)
 #define MERGE_MAX_STREAMS 4096
 
 typedef struct merge_rec {
-    uint64_t key; /* see Note [Order within a capability] */
+    uint64_t key;        /* see Note [Order within a capability] */
+    uint64_t arrived_ms; /* monotonic clock when pushed (with a hold) */
     uint64_t ts;
     uint64_t offset;
     uint16_t type;
@@ -100,8 +124,18 @@ struct el_merge {
     int delivered_any;
     int cur_slot; /* stream of the block being read, or -1 */
     uint64_t cur_block_end;
+    /* Note [Holding for a quiet stream]: 0, or how long an event may wait;
+     * now_ms is the clock at the last push or tick. */
+    uint64_t hold_ms, now_ms;
     el_merge_stats stats;
 };
+
+static uint64_t merge_clock_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
 
 el_merge *el_merge_new(size_t budget, el_frame_fn fn, void *ctx)
 {
@@ -323,6 +357,12 @@ static el_status merge_drain(el_merge *m, int force_all)
             m->stats.forced++;
             ok = 1;
         }
+        if (!ok && m->hold_ms &&
+            m->now_ms - merge_stream_head(&m->streams[idx])->arrived_ms >=
+                m->hold_ms) {
+            m->stats.held_out++;
+            ok = 1;
+        }
         if (!ok)
             return EL_OK;
         if (merge_pop(m, idx))
@@ -353,6 +393,7 @@ static el_status merge_enqueue(el_merge *m, merge_stream *s, const el_event *ev,
     }
     merge_rec *r = (merge_rec *)(s->buf + s->tail);
     r->key = key;
+    r->arrived_ms = m->now_ms;
     r->ts = ev->ts;
     r->offset = ev->offset;
     r->type = ev->type;
@@ -369,6 +410,8 @@ static el_status merge_enqueue(el_merge *m, merge_stream *s, const el_event *ev,
 
 el_status el_merge_push(el_merge *m, const el_event *ev)
 {
+    if (m->hold_ms)
+        m->now_ms = merge_clock_ms();
     int idx = merge_slot_of(m, ev->cap);
     if (idx < 0)
         return EL_ERR_NOMEM;
@@ -447,4 +490,18 @@ el_status el_merge_note(el_merge *m, uint16_t cap, uint64_t ts)
 el_status el_merge_flush(el_merge *m)
 {
     return merge_drain(m, 1);
+}
+
+void el_merge_set_hold(el_merge *m, unsigned hold_ms)
+{
+    m->hold_ms = hold_ms;
+    m->now_ms = hold_ms ? merge_clock_ms() : 0;
+}
+
+el_status el_merge_tick(el_merge *m)
+{
+    if (!m->hold_ms || !m->queued)
+        return EL_OK;
+    m->now_ms = merge_clock_ms();
+    return merge_drain(m, 0);
 }

@@ -48,6 +48,8 @@ el_stream *el_stream_new(const el_reader_opts *opts, el_sink_fn sink, void *ctx)
         el_stream_free(s);
         return NULL;
     }
+    if (s->merge && opts->merge_hold_ms != EL_MERGE_HOLD_NONE)
+        el_merge_set_hold(s->merge, opts->merge_hold_ms);
     return s;
 }
 
@@ -121,6 +123,16 @@ el_status el_stream_feed(el_stream *s, const uint8_t *buf, size_t len)
             return stream_fail(s, s->rc.failed ? EL_ERR_FORMAT : EL_STOP);
         }
     }
+}
+
+el_status el_stream_tick(el_stream *s)
+{
+    if (s->status != EL_OK || s->finished || !s->merge)
+        return s->status;
+    el_status ms = el_merge_tick(s->merge);
+    if (ms != EL_OK)
+        return stream_fail(s, s->rc.failed ? EL_ERR_FORMAT : ms);
+    return EL_OK;
 }
 
 el_status el_stream_finish(el_stream *s)
