@@ -246,8 +246,11 @@ int dbg_target_resolve(const char *target, char *path, size_t pathlen,
                        char *err, size_t errlen)
 {
     struct stat st0;
+    /* A bare name is a program's unless a socket of that name is here (a
+     * file of that name is typically the program itself, where it was
+     * built). */
     if (!strchr(target, '/') && !all_digits(target) && *target &&
-        stat(target, &st0) != 0) {
+        (stat(target, &st0) != 0 || !S_ISSOCK(st0.st_mode))) {
         char pdir[4096];
         if (dbg_socket_dir(pdir, sizeof(pdir)) != 0) {
             snprintf(err, errlen, "%s: no such socket", target);
@@ -472,10 +475,28 @@ int dbg_request_ok(dbg_conn *c, uint32_t cmd, const dbg_buf *body, dbg_buf *out)
 
 /* ---- simple requests -------------------------------------------------- */
 
+/* The first request of a connection. The stub answers it at once from its
+ * own thread, paused or not, unless it is serving another client: it serves
+ * one at a time, and a second one's connection waits in the listen queue
+ * for as long as the first stays. So a short wait, and a reply that says
+ * so. */
+#define DBG_VERSION_TIMEOUT_MS 5000
+
 int dbg_version(dbg_conn *c, uint32_t *version, int *profiling)
 {
     dbg_buf out = {0};
+    int saved = c->timeout_ms;
+    if (c->timeout_ms > DBG_VERSION_TIMEOUT_MS)
+        c->timeout_ms = DBG_VERSION_TIMEOUT_MS;
     int r = dbg_request_ok(c, DEBUG_STUB_CMD_VERSION, NULL, &out);
+    c->timeout_ms = saved;
+    if (r != 0 && strstr(c->err, "timed out"))
+        conn_err(c,
+                 "%s: no reply in %d s: another debugger (rtscope explore, "
+                 "rtscope debug, a ghc-debug client) is probably connected to "
+                 "it; the stub serves one at a time",
+                 c->path[0] ? c->path : "the debuggee",
+                 DBG_VERSION_TIMEOUT_MS / 1000);
     if (r == 0 && out.len < 4) {
         conn_err(c, "VERSION: short reply");
         r = -1;

@@ -42,9 +42,10 @@ typedef struct dbg_conn {
     uint64_t received; /* reply bytes received */
 } dbg_conn;
 
-/* Turn a TARGET into a socket path: a path (containing '/' or naming an
- * existing file) is taken as is; digits are a pid, and another word a
- * program name (the one live debuggee of that name), looked up in the
+/* Turn a TARGET into a socket path: a path (containing '/', or a word
+ * naming a socket here) is taken as is; digits are a pid, and another word
+ * a program name (the one live debuggee of that name, even where a file of
+ * that name is: the program, where it was built), looked up in the
  * ghc-debug socket directory. Returns 0, or -1 with a message in err. */
 int dbg_target_resolve(const char *target, char *path, size_t pathlen,
                        char *err, size_t errlen);

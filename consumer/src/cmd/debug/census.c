@@ -316,7 +316,11 @@ static int debug_census(const char *target, enum census_by by, int gc,
         r = census_heap_pause(&ss, &s, target, &census_ns);
         gc = -1; /* paused: the walk only reads the roots */
     } else if (by == BY_HEAP_BAND) {
-        r = census_load_blocks(h, &s);
+        /* the block list, like the walk, is read with the program paused */
+        r = debug_session_pause(&ss, gc);
+        gc = -1;
+        if (r == 0)
+            r = census_load_blocks(h, &s);
     }
     if (r == 0)
         r = debug_session_walk(&ss, gc, census_visit, &s, 0);

@@ -75,7 +75,10 @@ int debug_session_open(debug_session *s, const char *target)
     s->conn.fd = -1;
     snprintf(s->target, sizeof(s->target), "%s", target);
     struct stat st;
-    if (stat(target, &st) == 0 && S_ISREG(st.st_mode)) {
+    /* A bare name that is a file but not a snapshot is a program's name, as
+     * where the program was built (./Service is there): look it up. */
+    if (stat(target, &st) == 0 && S_ISREG(st.st_mode) &&
+        (strchr(target, '/') || dbg_snap_file_is_snapshot(target))) {
         if (!dbg_snap_file_is_snapshot(target))
             return debug_fail("%s: offset 0: not an rtscope snapshot (no "
                               "snapshot magic) and not a debug socket",
@@ -120,6 +123,13 @@ static int pause_live(debug_session *s, int gc)
     if (already && dbg_stay_paused(&s->conn, 1) != 0) /* leave it as found */
         return -1;
     return 0;
+}
+
+int debug_session_pause(debug_session *s, int gc)
+{
+    if (s->is_snapshot || gc < 0)
+        return 0;
+    return pause_live(s, gc) != 0 ? debug_fail("%s", s->conn.err) : 0;
 }
 
 int debug_session_walk(debug_session *s, int gc, dbg_visit_fn fn, void *ctx,

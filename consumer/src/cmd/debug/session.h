@@ -37,6 +37,11 @@ int debug_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * 0, or an exit status with the error printed. */
 int debug_session_open(debug_session *s, const char *target);
 
+/* Pause a live program as debug_session_walk does with `gc` (nothing for a
+ * snapshot or gc < 0), for a caller that reads something paused before the
+ * walk; then walk with gc = -1. Returns 0, or an exit status with the
+ * error printed. */
+int debug_session_pause(debug_session *s, int gc);
 /* Pause (after a major GC if gc > 0, at once if gc == 0; gc < 0: the
  * caller paused it and set resume_after; a program paused already stays so),
  * read the roots and walk the heap calling fn (may be NULL) for each reachable
