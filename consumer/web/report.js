@@ -505,6 +505,17 @@
 
   function noSamples(P, where) {
     if (P.meta.samples > 0) return false;
+    var bd = S[P.meta.breakdown];
+    if (bd) { /* profiling was on, but no census came */
+      where.appendChild(el('p', 'notice',
+        'No heap profile samples in this input: the program ran with ' + bd +
+        (P.meta.interval_s > 0 ? ' (a census every ' + P.meta.interval_s + ' s of its running time)' : '') +
+        ' but took no census yet. -i counts the time the program runs, not the time it waits: ' +
+        (D.live ? 'press "Census now" above, or ' : '') +
+        'use a shorter -i, or ask for a census (requestHeapCensus). ' +
+        'The heap pane below still shows the GC\'s view of the heap.'));
+      return true;
+    }
     where.appendChild(el('p', 'notice',
       'No heap profile samples in this input: the program ran without heap profiling. ' +
       'Run it with +RTS -hT -l (by closure type) or, on rtscope\'s RTS, +RTS -hi -l (by info table), ' +

@@ -399,9 +399,14 @@ static int export_serve(exporter *ex, const char *prom)
         fprintf(stderr, "rtscope export: %s\n", why);
         return CLI_EXIT_DATA;
     }
-    if (!ex->quiet)
-        fprintf(stderr, "rtscope export: serving http://%s/metrics (port %u)\n",
-                prom, httpd_port(ex->httpd));
+    if (!ex->quiet) {
+        /* [HOST:]PORT: a bare port listens on the loopback address */
+        const char *colon = strrchr(prom, ':');
+        int hlen = colon ? (int)(colon - prom) : 0;
+        fprintf(stderr, "rtscope export: serving http://%.*s:%u/metrics\n",
+                hlen ? hlen : 9, hlen ? prom : "127.0.0.1",
+                httpd_port(ex->httpd));
+    }
     return CLI_EXIT_OK;
 }
 

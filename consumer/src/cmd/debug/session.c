@@ -140,15 +140,19 @@ int debug_session_walk(debug_session *s, int gc, dbg_visit_fn fn, void *ctx,
         s->heap.progress = progress_cb;
         s->heap.progress_ctx = &prog;
     }
-    int r = 0;
+    int r = 0, failed = 0; /* 1: the pause, 2: the walk */
     if (!s->is_snapshot && gc >= 0 && pause_live(s, gc) != 0)
-        r = debug_fail("%s", s->conn.err);
+        failed = 1;
     else if (dbg_heap_roots(&s->heap, &s->roots, &s->nroots) != 0 ||
              dbg_heap_walk(&s->heap, s->roots, s->nroots, fn, ctx) != 0)
+        failed = 2;
+    if (prog.active) /* the progress line goes before any message */
+        fprintf(stderr, "\r\033[K");
+    if (failed == 1)
+        r = debug_fail("%s", s->conn.err);
+    else if (failed == 2)
         r = s->is_snapshot ? debug_fail("%s: %s", s->target, s->heap.err)
                            : debug_fail("%s", s->heap.err);
-    if (prog.active)
-        fprintf(stderr, "\r\033[K");
     s->heap.progress = NULL;
     if (!hold)
         debug_session_release(s);
