@@ -49,7 +49,11 @@
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * Each client has a bound on the bytes queued for it (default 4 MiB,
  * --eventlog-socket-buffer). A unit that does not fit is dropped for that
- * client only, whole: the client never sees a partial block. Drops are
+ * client only, whole: the client never sees a partial block. An empty
+ * queue takes any one unit: a capability's block can be 2 MiB, and with a
+ * smaller bound a client that kept up would otherwise lose every full
+ * block (and be told it read too slowly). So a queue holds at most the
+ * bound or one unit, whichever is larger. Drops are
  * counted (bytes, events, blocks) and, before the next unit the client does
  * receive, reported in its own stream as a block holding one user message:
  *   "rtscope: eventlog-socket dropped B bytes (E events in K blocks)"
@@ -265,6 +269,14 @@ loss_reported(Client *cl)
     cl->skipped_bytes = cl->skipped_events = 0;
 }
 
+/* Room for `need` more bytes in a client's queue: within the bound, or
+ * any one unit in an empty queue (see Note [Eventlog socket: loss]). */
+static bool
+client_has_room(SocketFanout *f, Client *cl, size_t need)
+{
+    return cl->q.bytes == 0 || cl->q.bytes + need <= f->bound;
+}
+
 /* Offer a chunk to a client: queue it if it fits, else count the loss.
  * A pending loss report goes first. See Note [Eventlog socket: loss]. */
 static void
@@ -279,7 +291,7 @@ client_offer(SocketFanout *f, Client *cl, Chunk *c)
     bool owed = cl->lost_blocks > 0 || cl->skipped_bytes > 0;
     Chunk *report = owed ? loss_report(cl) : NULL;
     size_t need = c->len + (report ? report->len : 0);
-    if (cl->q.bytes + need > f->bound || (owed && report == NULL)) {
+    if (!client_has_room(f, cl, need) || (owed && report == NULL)) {
         cl->lost_bytes += c->len;
         cl->lost_events += (uint64_t)chunk_events(f, c);
         cl->lost_blocks++;
@@ -411,7 +423,7 @@ any_client_takes(SocketFanout *f, size_t len)
     for (int i = 0; i < f->nclients; i++) {
         Client *cl = f->clients[i];
         if (cl->need_header || cl->dead || cl->closing || cl->paused) continue;
-        if (cl->q.bytes + len <= f->bound) return true;
+        if (client_has_room(f, cl, len)) return true;
     }
     return false;
 }
