@@ -328,6 +328,39 @@ eventLogSocketWrapWriter(const EventLogWriter *writer)
 
 static bool listen_start(const char *addr);
 
+
+/* Note [Waiting for a client]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * --eventlog-socket-wait holds the program until a client has joined. A
+ * client that leaves at once does not count: that is another program
+ * asking whether the socket is in use (listen_start's probe connects and
+ * closes), and it used to let a waiting program run on with nobody
+ * following it. So a new client counts once it is still there after
+ * WAIT_GRACE_NS; the server thread marks one that closed as dead as soon as
+ * it sees the hang-up.
+ */
+#define WAIT_GRACE_NS 100000000L
+
+static void
+wait_for_client(void)
+{
+    uint64_t seen = 0;
+    OS_ACQUIRE_LOCK(&sock.lock);
+    while (sock.serving) {
+        if (sock.fan.stats.clients_connected > seen) {
+            seen = sock.fan.stats.clients_connected;
+            OS_RELEASE_LOCK(&sock.lock);
+            struct timespec grace = {0, WAIT_GRACE_NS};
+            while (nanosleep(&grace, &grace) != 0 && errno == EINTR) {}
+            OS_ACQUIRE_LOCK(&sock.lock);
+            if (fanoutLiveClients(&sock.fan) > 0) break;
+            continue;
+        }
+        waitCondition(&sock.joined, &sock.lock);
+    }
+    OS_RELEASE_LOCK(&sock.lock);
+}
+
 static bool
 teeInit(void)
 {
@@ -360,11 +393,7 @@ teeInit(void)
             sock.addr = NULL;
         } else if (sock.wait) {
             debugBelch("eventlog-socket: waiting for a client on %s\n", sock.addr);
-            OS_ACQUIRE_LOCK(&sock.lock);
-            while (sock.fan.stats.clients_connected == 0 && sock.serving) {
-                waitCondition(&sock.joined, &sock.lock);
-            }
-            OS_RELEASE_LOCK(&sock.lock);
+            wait_for_client();
         }
     }
     return true;

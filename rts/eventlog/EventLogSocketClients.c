@@ -507,6 +507,16 @@ fanoutUnit(void *fanout, const ElsUnit *u)
     }
 }
 
+int
+fanoutLiveClients(const SocketFanout *f)
+{
+    int n = 0;
+    for (int i = 0; i < f->nclients; i++) {
+        if (!f->clients[i]->dead && !f->clients[i]->closing) n++;
+    }
+    return n;
+}
+
 Client *
 fanoutAddClient(SocketFanout *f, int fd)
 {

@@ -76,6 +76,8 @@ Client *fanoutAddClient (SocketFanout *f, int fd);
 
 /* Close the i-th client's socket, free it and its queue. */
 void fanoutDropClient (SocketFanout *f, int i);
+/* Clients connected and not gone or closing (under the socket's lock). */
+int fanoutLiveClients (const SocketFanout *f);
 
 /* What a client has queued, as at most max iovecs; their count. */
 int clientPending (Client *cl, struct iovec *iov, int max);
