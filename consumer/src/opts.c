@@ -25,6 +25,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -81,6 +82,9 @@ static int opts_parse_size(const char *s, size_t *out)
 {
     char *end;
     errno = 0;
+    /* strtoull takes "-5" for a huge number: digits only */
+    if (*s < '0' || *s > '9')
+        return -1;
     unsigned long long v = strtoull(s, &end, 10);
     if (errno || end == s)
         return -1;
@@ -102,6 +106,8 @@ static int opts_parse_size(const char *s, size_t *out)
         break;
     }
     if (shift) {
+        if (v > (ULLONG_MAX >> shift)) /* "99999999999G" */
+            return -1;
         v <<= shift;
         end++;
     }

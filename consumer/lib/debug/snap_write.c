@@ -220,6 +220,12 @@ static void make_header(const dbg_snap *s, int nsect, unsigned char *h)
 int dbg_snap_check_path(dbg_snap *s, const char *path)
 {
     struct stat st;
+    if (strcmp(path, "-") == 0) { /* standard output elsewhere: refused
+                                     here, not taken as a file named "-" */
+        snap_err(s, "-: a snapshot is written to a file, not to standard "
+                    "output");
+        return -1;
+    }
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         snap_err(s, "%s: not a regular file (a snapshot is written to a file)",
                  path);

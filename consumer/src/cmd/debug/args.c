@@ -53,6 +53,9 @@ int debug_parse_args(const debug_command *dc, int argc, char **argv, void *args,
     int first = opts_parse(name, argc, argv, binds, dc->no_gc ? 2 : 1);
     if (first < 0)
         return CLI_EXIT_USAGE;
+    if (a->gc_given > 1)
+        return debug_usage_error(dc, "--no-gc and --fork: give one of them, "
+                                     "once");
     if (argc - first != ntargets)
         return debug_usage_error(dc, ntargets == 1 ? "needs one TARGET"
                                                    : "needs two TARGETs: A B");
