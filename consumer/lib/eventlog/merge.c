@@ -51,9 +51,8 @@
  * If the quiet stream then sends an earlier event, it is late (delivered
  * at once, counted): with --eventlog-flush-interval under the hold (the
  * docs use 0.5 and 1 s; the hold is 2 s), only an event written later
- * than its flush is late. Pipes do
- * not hold by default: a pipe is often a file being copied, whose order
- * is exact whatever the reader's pace.
+ * than its flush is late. Pipes do not hold by default: a pipe is often a
+ * file being copied, whose order is exact whatever the reader's pace.
  *
  * Note [Order within a capability]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
