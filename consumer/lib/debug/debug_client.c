@@ -246,11 +246,11 @@ int dbg_target_resolve(const char *target, char *path, size_t pathlen,
                        char *err, size_t errlen)
 {
     struct stat st0;
-    /* A bare name is a program's unless a socket of that name is here (a
-     * file of that name is typically the program itself, where it was
-     * built). */
+    /* A bare name is a program's unless something of that name is here,
+     * other than an executable (the program itself, where it was built). */
     if (!strchr(target, '/') && !all_digits(target) && *target &&
-        (stat(target, &st0) != 0 || !S_ISSOCK(st0.st_mode))) {
+        (stat(target, &st0) != 0 ||
+         (S_ISREG(st0.st_mode) && (st0.st_mode & 0111)))) {
         char pdir[4096];
         if (dbg_socket_dir(pdir, sizeof(pdir)) != 0) {
             snprintf(err, errlen, "%s: no such socket", target);

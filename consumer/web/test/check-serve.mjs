@@ -120,10 +120,10 @@ async function interact(page) {
     label: selectedLabel,
     after: await page.locator('#pane-table .vt-row.vt-selected .c-label').textContent().catch(() => null),
   };
-  await page.locator('#pane-table').screenshot({ path: join(outdir, 'table.png') });
+  await shot(page.locator('#pane-table'), join(outdir, 'table.png'));
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(outdir, 'page.png'), fullPage: false });
-  await page.locator('header .live').screenshot({ path: join(outdir, 'live-bar.png') });
+  await shot(page.locator('header .live'), join(outdir, 'live-bar.png'));
 
   // census now
   const c0 = await live(page);
@@ -133,6 +133,21 @@ async function interact(page) {
   const message = await page.locator('.live-msg').textContent();
   const c1 = await until(page, (s) => s.samples > c0.samples, 5000, 'the requested census');
   result.census = { message, before: c0.samples, after: c1.samples };
+}
+
+// A screenshot of an element of a live page: an update may redraw the
+// element while it is taken ("Element is not attached to the DOM"); the
+// locator finds the new one on the next try.
+async function shot(locator, path) {
+  for (let i = 0; ; i++) {
+    try {
+      await locator.screenshot({ path, timeout: 10000 });
+      return;
+    } catch (e) {
+      if (i >= 4 || !/not attached|detached|not stable/i.test(String(e))) throw e;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
 }
 
 await withPage(result, { name: 'driver', allow: (u) => u.startsWith(origin) }, async (page) => {

@@ -43,10 +43,11 @@ typedef struct dbg_conn {
 } dbg_conn;
 
 /* Turn a TARGET into a socket path: a path (containing '/', or a word
- * naming a socket here) is taken as is; digits are a pid, and another word
- * a program name (the one live debuggee of that name, even where a file of
- * that name is: the program, where it was built), looked up in the
- * ghc-debug socket directory. Returns 0, or -1 with a message in err. */
+ * naming something here other than an executable) is taken as is; digits
+ * are a pid, and another word a program name (the one live debuggee of
+ * that name, also where an executable of that name is: the program, where
+ * it was built), looked up in the ghc-debug socket directory. Returns 0,
+ * or -1 with a message in err. */
 int dbg_target_resolve(const char *target, char *path, size_t pathlen,
                        char *err, size_t errlen);
 

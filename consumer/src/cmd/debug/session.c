@@ -75,10 +75,17 @@ int debug_session_open(debug_session *s, const char *target)
     s->conn.fd = -1;
     snprintf(s->target, sizeof(s->target), "%s", target);
     struct stat st;
-    /* A bare name that is a file but not a snapshot is a program's name, as
-     * where the program was built (./Service is there): look it up. */
-    if (stat(target, &st) == 0 && S_ISREG(st.st_mode) &&
-        (strchr(target, '/') || dbg_snap_file_is_snapshot(target))) {
+    if (stat(target, &st) == 0 && S_ISREG(st.st_mode)) {
+        /* A bare name of an executable that is not a snapshot is a
+         * program's name where a debuggee of that name runs: where the
+         * program was built (./Service is there). Otherwise a file is
+         * read as a snapshot, and one that is not gets that error. */
+        char path[4096], err[512];
+        if (!strchr(target, '/') && (st.st_mode & 0111) &&
+            !dbg_snap_file_is_snapshot(target) &&
+            dbg_target_resolve(target, path, sizeof(path), err, sizeof(err)) ==
+                0)
+            return open_live(s, target);
         if (!dbg_snap_file_is_snapshot(target))
             return debug_fail("%s: offset 0: not an rtscope snapshot (no "
                               "snapshot magic) and not a debug socket",
