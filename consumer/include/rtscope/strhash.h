@@ -1,5 +1,5 @@
 /* The string hash of rtscope's tables (string interning, name lookups,
- * heap band names): eight bytes at a time, then murmur3's 64-bit
+ * heap band names): eight bytes at a time, then splitmix64's
  * finaliser. Labels are short (a -hi band name is about 9 bytes), so a
  * byte-at-a-time hash (FNV-1a, which this replaced) spent most of its time
  * in its chain of multiplies: `rtscope stats` of a -hi log ran the hash
@@ -17,6 +17,18 @@ static inline uint64_t rtscope_strhash_load(const char *s, size_t n)
     uint64_t w = 0;
     memcpy(&w, s, n);
     return w;
+}
+
+/* splitmix64's finaliser: every bit of x reaches every bit of the result
+ * (also the duplicate finder's hash, lib/debug/dup_impl.h). */
+static inline uint64_t rtscope_mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
 }
 
 static inline uint64_t rtscope_strhash(const char *s, size_t len)
@@ -39,13 +51,7 @@ static inline uint64_t rtscope_strhash(const char *s, size_t len)
             (uint64_t)(unsigned char)s[len - 1] << 16;
     else
         w = 0;
-    h ^= w;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return h;
+    return rtscope_mix64(h ^ w);
 }
 
 #endif

@@ -6,6 +6,8 @@
 #ifndef RTSCOPE_DEBUG_DUP_IMPL_H
 #define RTSCOPE_DEBUG_DUP_IMPL_H
 
+#include "rtscope/strhash.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -14,16 +16,6 @@ typedef struct hash2 {
     uint64_t a, b;
 } hash2;
 
-static inline uint64_t hash2_mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
-}
-
 static inline hash2 hash2_start(void)
 {
     return (hash2){0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL};
@@ -31,8 +23,8 @@ static inline hash2 hash2_start(void)
 
 static inline void hash2_word(hash2 *h, uint64_t w)
 {
-    h->a = hash2_mix(h->a ^ w) + 0x9e3779b97f4a7c15ULL;
-    h->b = hash2_mix(h->b + w * 0xff51afd7ed558ccdULL) ^ (h->b >> 17);
+    h->a = rtscope_mix64(h->a ^ w) + 0x9e3779b97f4a7c15ULL;
+    h->b = rtscope_mix64(h->b + w * 0xff51afd7ed558ccdULL) ^ (h->b >> 17);
 }
 
 /* Looking a group up by its hash (hmap_find, hash a, eq dup_key_eq): the

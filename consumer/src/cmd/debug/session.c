@@ -32,12 +32,10 @@ int debug_fail(const char *fmt, ...)
     return CLI_EXIT_DATA;
 }
 
-static int open_live(debug_session *s, const char *target)
+/* Connect to the debuggee whose socket is `path` (a resolved target). */
+static int open_live_path(debug_session *s, const char *path)
 {
-    char path[4096], err[512];
     dbg_conn *c = &s->conn;
-    if (dbg_target_resolve(target, path, sizeof(path), err, sizeof(err)) != 0)
-        return debug_fail("%s", err);
     if (dbg_connect(c, path) != 0)
         return debug_fail("%s", c->err);
     uint32_t v;
@@ -69,6 +67,14 @@ static int open_live(debug_session *s, const char *target)
     return 0;
 }
 
+static int open_live(debug_session *s, const char *target)
+{
+    char path[4096], err[512];
+    if (dbg_target_resolve(target, path, sizeof(path), err, sizeof(err)) != 0)
+        return debug_fail("%s", err);
+    return open_live_path(s, path);
+}
+
 int debug_session_open(debug_session *s, const char *target)
 {
     memset(s, 0, sizeof(*s));
@@ -85,7 +91,7 @@ int debug_session_open(debug_session *s, const char *target)
             !dbg_snap_file_is_snapshot(target) &&
             dbg_target_resolve(target, path, sizeof(path), err, sizeof(err)) ==
                 0)
-            return open_live(s, target);
+            return open_live_path(s, path);
         if (!dbg_snap_file_is_snapshot(target))
             return debug_fail("%s: offset 0: not an rtscope snapshot (no "
                               "snapshot magic) and not a debug socket",
