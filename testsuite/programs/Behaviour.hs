@@ -8,6 +8,7 @@ module Main (main) where
 
 import Control.Concurrent
 import Control.Concurrent.STM
+import GHC.Conc (ThreadStatus (..), threadStatus)
 import Control.Exception
 import Control.Monad
 import qualified Data.Map.Strict as M
@@ -40,7 +41,16 @@ main = do
   print t
   mv <- newEmptyMVar
   tid <- forkIO (threadDelay 10000000 `catch` \(e :: AsyncException) -> putMVar mv (show e))
-  threadDelay 1000
+  -- killed once it waits in threadDelay, inside its handler: after a fixed
+  -- 1 ms, a thread not yet started on a loaded machine died without the
+  -- handler and main blocked on mv for good (and killing it as it starts
+  -- to wait trips GHC #19075's assertion in 9.0.2's debug RTS, stock too)
+  let blocked = do
+        st <- threadStatus tid
+        case st of
+          ThreadBlocked _ -> return ()
+          _ -> threadDelay 1000 >> blocked
+  blocked
   killThread tid
   takeMVar mv >>= putStrLn
   -- FFI: a plain call and a callback through an adjustor
