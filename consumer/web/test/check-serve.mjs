@@ -136,15 +136,16 @@ async function interact(page) {
 }
 
 // A screenshot of an element of a live page: an update may redraw the
-// element while it is taken ("Element is not attached to the DOM"); the
-// locator finds the new one on the next try.
+// element while it is taken ("Element is not attached to the DOM", or,
+// caught between the two, "Node is either not visible or not an
+// HTMLElement"); the locator finds the new one on the next try.
 async function shot(locator, path) {
   for (let i = 0; ; i++) {
     try {
       await locator.screenshot({ path, timeout: 10000 });
       return;
     } catch (e) {
-      if (i >= 4 || !/not attached|detached|not stable/i.test(String(e))) throw e;
+      if (i >= 4 || !/not attached|detached|not stable|not visible|not an HTMLElement/i.test(String(e))) throw e;
       await new Promise((r) => setTimeout(r, 200));
     }
   }
