@@ -26,6 +26,32 @@ as_root() {
     if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
 }
 
+# apt_get ARGS...: apt-get as root that waits, up to RTSCOPE_APT_WAIT seconds
+# (default 600), for the locks another apt or dpkg process holds (an
+# unattended upgrade, an install in another terminal): dpkg's through apt's
+# DPkg::Lock::Timeout, the package lists' (`update`, which that option does
+# not cover) by trying again every 2 s. Past the wait it fails as apt-get
+# does, with apt's own message on stderr.
+apt_get() {
+    local wait=${RTSCOPE_APT_WAIT:-600} start err rc told=
+    start=$(date +%s)
+    err=$(mktemp)
+    while :; do
+        rc=0
+        as_root apt-get -o DPkg::Lock::Timeout="$wait" "$@" 2>"$err" || rc=$?
+        if [ "$rc" -ne 0 ] && grep -q 'Unable to lock\|Could not get lock' "$err" &&
+            [ $(($(date +%s) - start)) -lt "$wait" ]; then
+            [ -n "$told" ] || note "another apt process holds its lock; waiting for it (up to ${wait}s)"
+            told=1
+            sleep 2
+            continue
+        fi
+        cat "$err" >&2
+        rm -f "$err"
+        return "$rc"
+    done
+}
+
 # ---------------------------------------------------------------- packages
 # A whole GHC (scripts/build-ghc): `apt-get build-dep ghc` for amd64 without
 # the documentation tools (debian/control of ghc 9.0.2-4: pkg-config, ghc,

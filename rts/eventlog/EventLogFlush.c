@@ -60,6 +60,53 @@
  *    Time] in Timer.c).  This costs one write per transition to idle, and
  *    only with --eventlog-flush-interval.
  *
+ *  - Every buffer that is written is written whole, and an empty one as an
+ *    empty block (its marker alone), whose end time says that its stream
+ *    is complete up to then.  A live consumer merges the capabilities'
+ *    streams in time order, so it must know how far each one is complete
+ *    before it may show an event of another (Note [A stream complete up to
+ *    a time] in the consumer's merge.c).  So "write every stream"
+ *    (flushEveryStream) means: the capability's own buffer, the buffer of
+ *    every capability that nobody holds, and the global one.  Writing the
+ *    buffer of a capability that nobody holds keeps the one rule: we hold
+ *    its cap->lock, without which nobody can take the capability, and so
+ *    nobody can post to its buffer.  The empty blocks ride in the writer's
+ *    own buffer after its own block (a batch: openEventsBufBatch in
+ *    EventLog.c), so that all of it is one write.
+ *
+ *  - The first capability to see an epoch writes every stream; the others
+ *    write their own.  A capability going idle writes every stream, so
+ *    that what it posted last is not held back by a stream that stays
+ *    quiet.
+ *
+ *  - Two capabilities that go idle at the same moment each find the other
+ *    still held, on its way out.  So a capability going idle says so
+ *    (idle_task), and one going idle waits, briefly (IDLE_WAIT_NS), for
+ *    any capability with a lower number that has said so, and has no work,
+ *    to let go of it before it writes; one with a higher number is left to
+ *    do the same for it.  The highest-numbered of them thus writes every
+ *    stream after the others have stopped posting, and no two wait for
+ *    each other.
+ *
+ *  - A capability going idle that finds another one busy (running, or on
+ *    its way out some other way than going idle: a safe foreign call, as
+ *    the IO manager makes all the time) asks it to write every stream
+ *    (coverage_wanted).  Every capability answers each request once, when
+ *    it next passes the top of the scheduler loop (within a context switch
+ *    if it runs Haskell code) or before it lets go of itself for a safe
+ *    foreign call (eventlogFlushBeforeSuspend).  While another capability
+ *    is busy, requests, and an idle capability's writing of the others'
+ *    streams, come at most every 1ms (COVERAGE_EVERY_NS): a program whose
+ *    capabilities hand work to each other go idle tens of thousands of
+ *    times a second, and an empty block for every stream each time would
+ *    add half to its eventlog.  What they leave is written by the next
+ *    request answered, or the next epoch.
+ *
+ *  - A capability that makes a safe foreign call with nothing else to run
+ *    goes as quiet as one going idle, maybe for long (the IO manager waits
+ *    for events in one), so it writes every stream as an idle one does,
+ *    without waiting for the others, at most every 5ms (QUIET_EVERY_NS).
+ *
  * What is not covered: a capability whose Haskell thread never returns to
  * the scheduler (a non-allocating loop, or a long *unsafe* foreign call)
  * cannot flush, just as it cannot be context-switched or garbage collected;
@@ -168,25 +215,235 @@ eventlogFlushDeactivate(void)
     RELAXED_STORE(&eventlog_flush_active, false);
 }
 
+// Capabilities from TRACKED_CAPS up are written when free, never waited
+// for, do not answer coverage_wanted, and do not write their buffers before
+// a safe foreign call.
+#define TRACKED_CAPS 256
+
+// When each capability last wrote every stream because it had nothing to
+// run; a safe foreign call made with nothing else to run does that too, at
+// most every QUIET_EVERY_NS.  See Note [Flushing the eventlog].
+static Time quiet_flush_at[TRACKED_CAPS];
+#define QUIET_EVERY_NS 5000000
+
+#if defined(THREADED_RTS)
+
+// The task that, holding capability c, has flushed on its way to idle.
+static Task *idle_task[TRACKED_CAPS];
+
+// Bumped by a capability going idle that found another one busy; each
+// capability answers every bump once (coverage_seen), when it next passes
+// the top of the scheduler loop or releases itself for a safe foreign call.
+// See Note [Flushing the eventlog].
+static volatile StgWord coverage_wanted = 0;
+static StgWord coverage_seen[TRACKED_CAPS];
+// When it was last bumped: at most once every COVERAGE_EVERY_NS, so that a
+// capability that goes idle thousands of times a second does not make the
+// busy ones write as often.  The epoch's flush covers what that leaves.
+// A capability going idle while another is busy writes every stream at
+// most as often too (flushGoingQuiet).
+static volatile Time coverage_wanted_at = 0;
+#define COVERAGE_EVERY_NS 1000000
+// When a capability going idle last wrote every stream (flushGoingQuiet).
+static volatile Time every_stream_at = 0;
+
+// How long a capability going idle waits for another one to let go.
+#define IDLE_WAIT_NS 200000
+
+static bool
+idleAnnounced(Capability *x, Task *holder)
+{
+    return x->no < TRACKED_CAPS && holder != NULL
+        && RELAXED_LOAD(&idle_task[x->no]) == holder;
+}
+
+// Wait a little for every capability with a lower number whose holder is
+// going idle, and has no work, to let go of it.  See Note [Flushing the
+// eventlog].
+static void
+waitForIdleCapabilities(Capability *mine)
+{
+    Time deadline = 0;
+    for (uint32_t c = 0; c < mine->no && c < n_capabilities; c++) {
+        Capability *x = capabilities[c];
+        for (;;) {
+            Task *holder = RELAXED_LOAD(&x->running_task);
+            // Not for one that has work: it runs on, and answers the
+            // coverage request at the top of its scheduler loop.
+            if (holder == NULL || !idleAnnounced(x, holder)
+                || RELAXED_LOAD(&pending_sync) != NULL
+                || !emptyInbox(x) || !emptyRunQueue(x)) {
+                break;
+            }
+            Time now = getProcessElapsedTime();
+            if (deadline == 0) {
+                deadline = now + NSToTime(IDLE_WAIT_NS);
+            } else if (now >= deadline) {
+                return;
+            }
+            yieldThread();
+        }
+    }
+}
+
+// The buffer of every other capability that nobody holds, into mine's
+// batch (or written on its own).  False if one was held.
+static bool
+flushFreeCapabilities(Capability *mine, bool batch)
+{
+    bool all = true;
+    for (uint32_t c = 0; c < n_capabilities; c++) {
+        Capability *x = capabilities[c];
+        if (x == mine) {
+            continue;
+        }
+        // A peek first: a busy capability's lock is left alone.
+        if (RELAXED_LOAD(&x->running_task) != NULL) {
+            all = false;
+            continue;
+        }
+        ACQUIRE_LOCK(&x->lock);
+        if (x->running_task == NULL) {
+            if (batch) {
+                batchLocalEventsBuf(mine, x);
+            } else {
+                flushLocalEventsBuf(x);
+            }
+        } else {
+            all = false;
+        }
+        RELEASE_LOCK(&x->lock);
+    }
+    return all;
+}
+
+// Has another capability asked cap to write every stream since it last did?
+static bool
+coverageWanted(Capability *cap)
+{
+    StgWord w = RELAXED_LOAD(&coverage_wanted);
+    if (cap->no >= TRACKED_CAPS || coverage_seen[cap->no] == w) {
+        return false;
+    }
+    coverage_seen[cap->no] = w;
+    return true;
+}
+
+// Some capability is busy: ask it to write every stream when it can, at
+// most every COVERAGE_EVERY_NS.
+static void
+requestCoverage(void)
+{
+    Time now = getProcessElapsedTime();
+    Time last = RELAXED_LOAD(&coverage_wanted_at);
+    if (now - last >= NSToTime(COVERAGE_EVERY_NS)
+        && cas((StgVolatilePtr)&coverage_wanted_at, (StgWord)last,
+               (StgWord)now) == (StgWord)last) {
+        atomic_inc(&coverage_wanted, 1);
+    }
+}
+#endif
+
+// cap's own buffer, every free capability's and the global one, in one
+// write where they fit (a batch: See Note [Flushing the eventlog]).  False
+// if a capability was busy and not written.
+static bool
+flushEveryStream(Capability *cap)
+{
+    bool all = true;
+    bool batch = openEventsBufBatch(cap, n_capabilities + 1);
+    if (!batch) {
+        flushLocalEventsBuf(cap);
+    }
+#if defined(THREADED_RTS)
+    all = flushFreeCapabilities(cap, batch);
+    if (cap->no < TRACKED_CAPS) {
+        coverage_seen[cap->no] = RELAXED_LOAD(&coverage_wanted);
+    }
+#endif
+    if (batch) {
+        batchGlobalEventsBuf(cap);
+        flushLocalEventsBuf(cap); // the batch
+    } else {
+        flushGlobalEventsBuf();
+    }
+    flushEventLogWriter();
+    return all;
+}
+
 void
 eventlogFlushIfDue_(Capability *cap)
 {
+#if defined(THREADED_RTS)
+    if (cap->no < TRACKED_CAPS
+        && RELAXED_LOAD(&idle_task[cap->no]) != NULL) {
+        RELAXED_STORE(&idle_task[cap->no], NULL); // running again
+    }
+#endif
     StgWord epoch = RELAXED_LOAD(&eventlog_flush_epoch);
     if (!markLocalEventsBufEpoch(cap, epoch) || !eventlog_enabled) {
+#if defined(THREADED_RTS)
+        if (eventlog_enabled && coverageWanted(cap)) {
+            flushEveryStream(cap);
+        }
+#endif
         return;
     }
 
-    bool wrote = false;
-    if (localEventsBufHasEvents(cap)) {
-        flushLocalEventsBuf(cap);
-        wrote = true;
-    }
+    // Every stream is written once an epoch, empty or not: the first
+    // capability to see the epoch writes the free ones and the global one.
     StgWord seen = RELAXED_LOAD(&global_flush_epoch);
     if (seen != epoch && cas(&global_flush_epoch, seen, epoch) == seen) {
-        wrote = flushGlobalEventsBuf() || wrote;
-    }
-    if (wrote) {
+        flushEveryStream(cap);
+    } else {
+        flushLocalEventsBuf(cap);
         flushEventLogWriter();
+    }
+}
+
+#if defined(THREADED_RTS)
+// Is any other capability held, or about to run work handed to it?  It
+// passes the top of its scheduler loop soon.  A peek, as a hint.
+static bool
+othersActive(Capability *mine)
+{
+    for (uint32_t c = 0; c < n_capabilities; c++) {
+        Capability *x = capabilities[c];
+        if (x != mine && (RELAXED_LOAD(&x->running_task) != NULL
+                          || !emptyInbox(x) || !emptyRunQueue(x))) {
+            return true;
+        }
+    }
+    return false;
+}
+#endif
+
+// cap has nothing to run: write every stream.  While another capability
+// is busy (othersActive), the others' streams are written at most every COVERAGE_EVERY_NS
+// (the busy one is asked to write them when it can instead), so that a
+// program that goes idle thousands of times a second does not write an
+// empty block for every stream each time.
+static void
+flushGoingQuiet(Capability *cap)
+{
+#if defined(THREADED_RTS)
+    Time now = getProcessElapsedTime();
+    if (othersActive(cap)
+        && now - RELAXED_LOAD(&every_stream_at) < NSToTime(COVERAGE_EVERY_NS)) {
+        flushLocalEventsBuf(cap);
+        flushEventLogWriter();
+        requestCoverage();
+    } else {
+        RELAXED_STORE(&every_stream_at, now);
+        if (!flushEveryStream(cap)) {
+            requestCoverage();
+        }
+    }
+#else
+    flushEveryStream(cap);
+#endif
+    if (cap->no < TRACKED_CAPS) {
+        quiet_flush_at[cap->no] = getProcessElapsedTime();
     }
 }
 
@@ -196,16 +453,34 @@ eventlogFlushBeforeIdle_(Capability *cap)
     if (!eventlog_enabled) {
         return;
     }
-    bool wrote = false;
-    if (localEventsBufHasEvents(cap)) {
-        flushLocalEventsBuf(cap);
-        wrote = true;
+#if defined(THREADED_RTS)
+    if (cap->no < TRACKED_CAPS) {
+        RELAXED_STORE(&idle_task[cap->no], cap->running_task);
     }
-    if (globalEventsBufHasEvents()) {
-        wrote = flushGlobalEventsBuf() || wrote;
+    waitForIdleCapabilities(cap);
+#endif
+    flushGoingQuiet(cap);
+}
+
+void
+eventlogFlushBeforeSuspend_(Capability *cap)
+{
+    if (!eventlog_enabled) {
+        return;
     }
-    if (wrote) {
-        flushEventLogWriter();
+#if defined(THREADED_RTS)
+    if (coverageWanted(cap)) {
+        flushEveryStream(cap);
+        return;
+    }
+#endif
+    // Nothing else to run while the call lasts: as good as going idle, for
+    // all we know for a long time (the IO manager's poll).  At most every
+    // QUIET_EVERY_NS, so that a loop of short calls does not write each time.
+    if (emptyRunQueue(cap) && cap->no < TRACKED_CAPS
+        && getProcessElapsedTime() - quiet_flush_at[cap->no]
+               >= NSToTime(QUIET_EVERY_NS)) {
+        flushGoingQuiet(cap);
     }
 }
 

@@ -23,6 +23,7 @@ void eventlogFlushTick(void);
 
 void eventlogFlushIfDue_(Capability *cap);
 void eventlogFlushBeforeIdle_(Capability *cap);
+void eventlogFlushBeforeSuspend_(Capability *cap);
 
 // The scheduler calls this at the top of its loop, holding cap.
 INLINE_HEADER void eventlogFlushIfDue(Capability *cap)
@@ -41,11 +42,21 @@ INLINE_HEADER void eventlogFlushBeforeIdle(Capability *cap)
     }
 }
 
+// suspendThread() calls this, holding cap, before it lets go of it for a
+// safe foreign call.
+INLINE_HEADER void eventlogFlushBeforeSuspend(Capability *cap)
+{
+    if (RTS_UNLIKELY(RELAXED_LOAD(&eventlog_flush_active))) {
+        eventlogFlushBeforeSuspend_(cap);
+    }
+}
+
 #else
 
 INLINE_HEADER void eventlogFlushTick(void) {}
 INLINE_HEADER void eventlogFlushIfDue(Capability *cap STG_UNUSED) {}
 INLINE_HEADER void eventlogFlushBeforeIdle(Capability *cap STG_UNUSED) {}
+INLINE_HEADER void eventlogFlushBeforeSuspend(Capability *cap STG_UNUSED) {}
 
 #endif /* TRACING */
 

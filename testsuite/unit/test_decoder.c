@@ -972,6 +972,62 @@ START_TEST(test_merge_hold_releases_quiet)
 }
 END_TEST
 
+/* Note [A stream complete up to a time] (merge.c): a live stream is fed
+ * in the pieces the RTS writes. The events of capability 0 wait while
+ * capability 1 and the global stream might still precede them, and are
+ * released by their empty blocks as soon as each is read whole, without
+ * more bytes, a tick or a hold; the global stream's first block (its
+ * announcements) counts once it is whole too. */
+static int stream_count_sink(void *ctx, const el_event *ev,
+                             const el_typetab *t)
+{
+    (void)t;
+    if (ev->type == EL_USER_MARKER)
+        (*(size_t *)ctx)++;
+    return 0;
+}
+
+START_TEST(test_stream_empty_blocks_release)
+{
+    elbuild b;
+    eb_init(&b);
+    eb_header_std(&b, 0, NULL);
+    size_t cut[4];
+    eb_block_begin(&b, EL_CAP_NONE, 10);
+    for (uint16_t cap = 0; cap < 2; cap++) {
+        uint8_t p[2] = {0, (uint8_t)cap};
+        eb_event(&b, EL_CAP_CREATE, 11 + cap, p, sizeof(p));
+    }
+    eb_block_end(&b, 20);
+    cut[0] = b.len;
+    eb_block_begin(&b, 0, 20);
+    eb_var_event(&b, EL_USER_MARKER, 500, "tick", 4);
+    eb_block_end(&b, 510);
+    cut[1] = b.len;
+    eb_block_begin(&b, 1, 20); /* cap 1: quiet, an empty block */
+    eb_block_end(&b, 520);
+    cut[2] = b.len;
+    eb_block_begin(&b, EL_CAP_NONE, 20); /* the global one, empty */
+    eb_block_end(&b, 530);
+    cut[3] = b.len;
+    size_t seen = 0;
+    el_reader_opts o;
+    memset(&o, 0, sizeof(o));
+    o.merge_hold_ms = EL_MERGE_HOLD_NONE;
+    el_stream *st = el_stream_new(&o, stream_count_sink, &seen);
+    size_t at = 0;
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(el_stream_feed(st, b.buf + at, cut[i] - at), EL_OK);
+        at = cut[i];
+        /* held until every stream is known complete past 500 */
+        ck_assert_uint_eq(seen, i == 3 ? 1 : 0);
+    }
+    ck_assert_uint_eq(el_stream_result(st)->merge.late_events, 0);
+    el_stream_free(st);
+    eb_free(&b);
+}
+END_TEST
+
 /* ---- reader --------------------------------------------------------------- */
 
 typedef struct sink_check {
@@ -1582,6 +1638,7 @@ static Suite *decoder_suite(void)
     tcase_add_test(tm, test_merge_orders_caps);
     tcase_add_test(tm, test_merge_budget_bounds_memory);
     tcase_add_test(tm, test_merge_hold_releases_quiet);
+    tcase_add_test(tm, test_stream_empty_blocks_release);
     suite_add_tcase(s, tm);
     TCase *tr = tcase_create("reader");
     tcase_add_test(tr, test_reader_file_exact_order);

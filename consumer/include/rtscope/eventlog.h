@@ -460,6 +460,10 @@ el_status el_merge_push(el_merge *m, const el_event *ev);
  * sink does not want it): the stream's later events are ordered after it
  * all the same, so a filtering sink sees the order an unfiltered one does. */
 el_status el_merge_note(el_merge *m, uint16_t cap, uint64_t ts);
+/* The block of capability `cap` (EL_CAP_NONE: the global stream) that
+ * ended at end_ts has been pushed whole: that stream will produce nothing
+ * earlier (Note [A stream complete up to a time] in merge.c). */
+el_status el_merge_block_end(el_merge *m, uint16_t cap, uint64_t end_ts);
 /* Deliver everything still buffered (end of stream). */
 el_status el_merge_flush(el_merge *m);
 /* Live streams: release an event once it has waited `hold_ms` ms (of the
@@ -535,6 +539,12 @@ typedef struct el_reader_opts {
     const uint8_t *wanted;
     /* Optional: counts[type] is incremented for every event read. */
     uint64_t *counts;
+    /* Optional: called with wait_ctx each time el_reader_run is about to
+     * wait for a pipe or socket to send more. A sink that writes what it
+     * is given (show) flushes its output here, so a live reader sees an
+     * event as soon as the merge releases it, not when a buffer fills. */
+    void (*on_wait)(void *wait_ctx);
+    void *wait_ctx;
 } el_reader_opts;
 
 typedef struct el_reader_result {

@@ -73,6 +73,8 @@ struct el_decoder {
     int in_block;
     uint16_t block_cap;
     uint64_t block_end;
+    uint64_t block_end_ts; /* the block's end time, from its marker */
+    int block_told;        /* decoder_block_done() said it is complete */
     uint64_t trailing;
     /* decoder_skip's table for `skip_wanted`: the whole length of an
      * event of each type below 256 it may pass over, SKIP_VARIABLE for a
@@ -344,7 +346,20 @@ static el_status decoder_enter_block(el_decoder *dec, el_event *ev,
     /* Size 0: a block that was never closed; it lasts until the next
      * marker. */
     dec->block_end = bsize ? dec->offset + bsize : UINT64_MAX;
+    dec->block_end_ts = ev->u.block.end_ts;
+    dec->block_told = 0;
     return EL_OK;
+}
+
+int decoder_block_done(el_decoder *dec, uint16_t *cap, uint64_t *end_ts)
+{
+    if (!dec->in_block || dec->block_told || dec->block_end == UINT64_MAX ||
+        dec->offset < dec->block_end)
+        return 0;
+    dec->block_told = 1;
+    *cap = dec->block_cap;
+    *end_ts = dec->block_end_ts;
+    return 1;
 }
 
 static el_status decoder_next_event(el_decoder *dec, el_event *ev)

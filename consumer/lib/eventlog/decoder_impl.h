@@ -54,4 +54,11 @@ uint64_t decoder_scan(el_decoder *dec, const uint8_t *wanted, uint64_t *counts,
  * the block they start in. */
 uint16_t decoder_stream(const el_decoder *dec);
 
+/* 1, once per block, when the decoder has consumed the whole block it is
+ * in (a block written with its size): *cap is its capability and *end_ts
+ * the time the RTS closed it. A live reader learns here, without waiting
+ * for the next block, that the block's stream is complete up to then
+ * (Note [A stream complete up to a time] in merge.c). */
+int decoder_block_done(el_decoder *dec, uint16_t *cap, uint64_t *end_ts);
+
 #endif

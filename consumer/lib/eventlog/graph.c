@@ -250,6 +250,8 @@ static el_status graph_run(el_graph *g)
         int fd = el_graph_pollfd(g, &ev);
         if (fd < 0)
             continue;
+        if (g->opts.on_wait)
+            g->opts.on_wait(g->opts.wait_ctx);
         struct pollfd p = {fd, ev, 0};
         while (poll(&p, 1, el_graph_timeout_ms(g)) < 0 && errno == EINTR)
             ;

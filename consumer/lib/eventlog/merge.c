@@ -54,6 +54,25 @@
  * than its flush is late. Pipes do not hold by default: a pipe is often a
  * file being copied, whose order is exact whatever the reader's pace.
  *
+ * Note [A stream complete up to a time]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The hold is the last resort. The RTS itself says how far each stream is
+ * complete (Note [Flushing the eventlog] in the RTS's EventLogFlush.c):
+ * with --eventlog-flush-interval, at every flush epoch and whenever the
+ * program goes idle, every buffer that nobody is writing to is written,
+ * an empty block (a marker alone) if it holds nothing, and a block's end
+ * time is when it was written. Nothing of that stream written later is
+ * earlier than that time: its next block opens after it, and only the
+ * buffer's owner posts to it. So a whole block raises its stream's lower
+ * bound to its end time (el_merge_block_end), as soon as its last byte
+ * is read: the reader does not wait for the next block, which from a
+ * quiet program may come seconds later. A quiet program's events are then
+ * released at the flush that wrote them, and a busy one's at most one
+ * flush interval (plus a context switch) later, when the busy
+ * capabilities write their blocks of that epoch. The hold still bounds
+ * the wait for a capability that cannot write (a long non-allocating loop
+ * or unsafe foreign call) and for an RTS without these blocks.
+ *
  * Note [Order within a capability]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * Within one capability's stream the RTS does not always write timestamps
@@ -483,6 +502,23 @@ el_status el_merge_note(el_merge *m, uint16_t cap, uint64_t ts)
     s->key = ts;
     if (ts > s->lower)
         s->lower = ts;
+    return merge_drain(m, 0);
+}
+
+el_status el_merge_block_end(el_merge *m, uint16_t cap, uint64_t end_ts)
+{
+    int idx = merge_slot_of(m, cap);
+    if (idx < 0)
+        return EL_ERR_NOMEM;
+    merge_stream *s = &m->streams[idx];
+    if (end_ts > s->lower)
+        s->lower = end_ts;
+    if (cap == EL_CAP_NONE && m->global_first == 1) {
+        m->global_first = 2; /* its announcements are all known */
+        m->missing--;
+    }
+    if (m->cur_slot == idx)
+        m->cur_slot = -1; /* nothing left for the next marker to close */
     return merge_drain(m, 0);
 }
 

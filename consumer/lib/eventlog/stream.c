@@ -80,6 +80,24 @@ static el_status stream_fail(el_stream *s, el_status st)
     return s->status;
 }
 
+/* All the input is decoded: if it ended with a whole block, the block's
+ * stream is complete up to the block's end time (Note [A stream complete
+ * up to a time] in merge.c), which may release what the merge holds. */
+static el_status stream_block_done(el_stream *s)
+{
+    uint16_t cap;
+    uint64_t end_ts;
+    if (!s->merge || !decoder_block_done(s->dec, &cap, &end_ts))
+        return EL_OK;
+    el_status ms = el_merge_block_end(s->merge, cap, end_ts);
+    if (ms == EL_ERR_NOMEM)
+        reader_set_error(&s->err, EL_ERR_NOMEM, el_decoder_offset(s->dec),
+                         "out of memory in the merge");
+    if (ms != EL_OK)
+        return stream_fail(s, s->rc.failed ? EL_ERR_FORMAT : ms);
+    return EL_OK;
+}
+
 el_status el_stream_feed(el_stream *s, const uint8_t *buf, size_t len)
 {
     if (s->status != EL_OK || s->finished)
@@ -104,7 +122,7 @@ el_status el_stream_feed(el_stream *s, const uint8_t *buf, size_t len)
         if (st == EL_END)
             continue;
         if (st == EL_NEED_MORE)
-            return EL_OK;
+            return stream_block_done(s);
         if (st != EL_FRAME) {
             s->err = *el_decoder_error(s->dec);
             return stream_fail(s, st);

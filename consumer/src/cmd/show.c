@@ -620,6 +620,11 @@ static const opt show_opts[] = {
     OPT_END,
 };
 
+static void show_flush(void *out)
+{
+    fflush(out);
+}
+
 static int show_run(int argc, char **argv)
 {
     show_args a;
@@ -637,6 +642,10 @@ static int show_run(int argc, char **argv)
         return CLI_EXIT_USAGE;
     static char obuf[1 << 16];
     setvbuf(s->out, obuf, _IOFBF, sizeof(obuf));
+    /* A live input's events are printed as they are released, not when
+     * 64 KiB of lines have piled up. */
+    a.io.reader.on_wait = show_flush;
+    a.io.reader.wait_ctx = s->out;
     el_reader_result res;
     int rc = cli_read(argv[first], &a.io, show_sink, s, &res);
     if (cli_close_output(s->out, output) != 0 && rc == CLI_EXIT_OK)

@@ -79,7 +79,7 @@ const heap = async (cdp) => (await cdp.send('Runtime.getHeapUsage')).usedSize;
 async function interact(page) {
   // what a user chooses: zoom, a hidden band, a filter, a selected row
   // the drag is held across an update: the update waits for the release
-  const box = await page.locator('#pane-area .u-over').boundingBox();
+  const box = await boxOf(page.locator('#pane-area .u-over'));
   await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
   await page.mouse.down();
   await page.mouse.move(box.x + box.width * 0.45, box.y + box.height / 2, { steps: 3 });
@@ -133,6 +133,18 @@ async function interact(page) {
   const message = await page.locator('.live-msg').textContent();
   const c1 = await until(page, (s) => s.samples > c0.samples, 5000, 'the requested census');
   result.census = { message, before: c0.samples, after: c1.samples };
+}
+
+// An element's box on a live page: null while an update redraws it (live
+// pages update every 0.5 s, now that a live stream is not held back), so
+// asked again until it is there.
+async function boxOf(locator) {
+  for (let i = 0; i < 50; i++) {
+    const b = await locator.boundingBox();
+    if (b) return b;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the element has no box after 5 s');
 }
 
 // A screenshot of an element of a live page: an update may redraw the

@@ -32,3 +32,26 @@ poll_screen() {
 # live_in_tmux SECS SOCK: `rtscope live unix:SOCK` in tmux (tmux_start) for SECS s at most, its screen kept 10 s after
 # it ends
 live_in_tmux() { tmux_start "timeout --foreground $1 rtscope live unix:$2; sleep 10"; }
+
+# lag_run NAME RTS MODE: QuietTicks (16 markers, one every 250 ms, MODE marker|gc|census|busy) with +RTS -l RTS
+# --eventlog-flush-interval=1 on a socket, read live by `rtscope show` under marker-lag.py (through grep, so that a busy
+# program's other lines do not slow the Python reader); its summary in NAME.lag ("markers N p50 X ms p95 Y ms max Z
+# ms"), one line a marker in NAME.txt
+lag_run() {
+    local n=$1 r=$2 m=$3
+    rm -f "$T/$n.sock"
+    # shellcheck disable=SC2086 # RTS is a list of flags
+    "$EXE" 16 250 "$m" +RTS -l -ol"$n".eventlog --eventlog-flush-interval=1 --eventlog-socket="$T/$n.sock" \
+        --eventlog-socket-wait $r -RTS > "$n.out" 2>&1 &
+    wait_at_most 20 test -S "$T/$n.sock" || return 1
+    timeout 60 python3 "$TESTSUITE/tools/checkers/marker-lag.py" "$n.txt" -- \
+        sh -c "rtscope show 'unix:$T/$n.sock' | grep --line-buffered -a 'tick [0-9]* at'" > "$n.lag"
+    wait
+    echo "$n: $(cat "$n.lag")"
+}
+
+# lag_within NAME MS: NAME's run (lag_run) showed all 16 markers, none more than MS ms after the program posted it
+lag_within() {
+    read -r _ n _ _ _ _ _ _ _ max _ < "$1.lag"
+    [ "$n" = 16 ] && [ "${max%.*}" -le "$2" ]
+}

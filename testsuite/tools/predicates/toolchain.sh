@@ -51,3 +51,21 @@ patches_named_and_tested() {
         grep -E '^Test: |testsuite/tests/' "$p" > /dev/null || { echo "$p: names no test"; return 1; }
     done
 }
+
+# fake_apt DIR FAILS: an apt-get in DIR/bin (put it first on PATH) that fails FAILS times as apt does when another
+# process holds the package lists' lock, then succeeds; DIR/calls counts its calls
+fake_apt() {
+    mkdir -p "$1/bin" && : > "$1/calls"
+    printf '#!/bin/sh\necho x >> "%s/calls"\n[ "$(wc -l < "%s/calls")" -gt %s ] && exit 0\n%s\nexit 100\n' \
+        "$1" "$1" "$2" 'echo "E: Unable to lock directory /var/lib/apt/lists/" >&2' > "$1/bin/apt-get"
+    chmod +x "$1/bin/apt-get"
+}
+
+# apt_get_with WAIT ARGS...: scripts/lib.sh's apt_get ARGS, waiting at most WAIT s for apt's locks (stderr in apt.err)
+apt_get_with() { RTSCOPE_APT_WAIT=$1 bash -c '. "$TOP/scripts/lib.sh"; shift; apt_get "$@"' _ "$@" 2> apt.err; }
+
+# hold_lock FILE SECS: hold FILE's fcntl lock (as apt and dpkg take it) for SECS s, in the background
+hold_lock() {
+    python3 -c 'import fcntl,sys,time; f=open(sys.argv[1],"a"); fcntl.lockf(f,fcntl.LOCK_EX); time.sleep(float(sys.argv[2]))' \
+        "$1" "$2" & sleep 0.5
+}
