@@ -77,6 +77,12 @@ static int load_hp(profile *p, const char *input)
         fprintf(stderr, "rtscope: %s: %s\n", input, msg);
         return CLI_EXIT_DATA;
     }
+    if (p->hp_cut)
+        fprintf(stderr,
+                "rtscope: %s: warning: the file ends inside the sample at "
+                "%.6f s (%zu values read, no END_SAMPLE: the program was "
+                "stopped while writing it); that sample is left out\n",
+                input, p->hp_cut_time, p->hp_cut_values);
     return CLI_EXIT_OK;
 }
 

@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "rtscope/debug/debug_client.h"
 
+#include "rtscope/base/safestr.h"
+
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <dirent.h>
@@ -601,6 +603,31 @@ int dbg_ptr_list(dbg_conn *c, uint32_t cmd, uint64_t **outp, size_t *n)
     return 0;
 }
 
+int dbg_conn_peer(const dbg_conn *c, uint64_t *pid, char *prog, size_t n)
+{
+    struct ucred cred;
+    socklen_t len = sizeof(cred);
+    if (c->fd < 0 || n == 0 ||
+        getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+        cred.pid <= 0)
+        return -1;
+    char path[64], argv0[4096];
+    snprintf(path, sizeof(path), "/proc/%ld/cmdline", (long)cred.pid);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    size_t got = fread(argv0, 1, sizeof(argv0) - 1, f);
+    fclose(f);
+    argv0[got] = '\0'; /* argv[0] ends at its NUL */
+    const char *base = strrchr(argv0, '/');
+    base = base ? base + 1 : argv0;
+    if (!*base)
+        return -1;
+    *pid = (uint64_t)cred.pid;
+    snprintf(prog, n, "%s", base);
+    return 0;
+}
+
 char *dbg_take_string(const unsigned char *p, size_t avail, size_t *used)
 {
     if (avail < 4)
@@ -608,11 +635,10 @@ char *dbg_take_string(const unsigned char *p, size_t avail, size_t *used)
     uint32_t l = dbg_rd32(p);
     if (l > avail - 4)
         return NULL;
-    char *s = malloc((size_t)l + 1);
+    /* the program's own text: See rtscope/base/safestr.h */
+    char *s = rt_str_escape_ctl(p + 4, l);
     if (!s)
         return NULL;
-    memcpy(s, p + 4, l);
-    s[l] = '\0';
     *used = 4 + (size_t)l;
     return s;
 }

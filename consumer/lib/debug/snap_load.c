@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "snap_impl.h"
 
+#include "rtscope/base/safestr.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -74,13 +76,12 @@ static char *rd_str(rd *r)
         r->bad = 1;
         return NULL;
     }
-    char *x = malloc((size_t)l + 1);
+    /* the program's own text: See rtscope/base/safestr.h */
+    char *x = rt_str_escape_ctl(r->p + r->pos, (size_t)l);
     if (!x) {
         r->bad = 1;
         return NULL;
     }
-    memcpy(x, r->p + r->pos, (size_t)l);
-    x[l] = '\0';
     r->pos += (size_t)l;
     return x;
 }
@@ -167,6 +168,7 @@ static int load_header(dbg_snap *s, const unsigned char *p, size_t len,
     memcpy(s->program, p + HEAP_SNAPSHOT_OFF_PROGRAM,
            HEAP_SNAPSHOT_PROGRAM_LEN);
     s->program[HEAP_SNAPSHOT_PROGRAM_LEN] = '\0';
+    rt_str_blank_ctl(s->program);
     for (unsigned i = 0; i < n; i++) {
         const unsigned char *e = p + HDR_SIZE + SECT_ENTRY * i;
         sect *x = &sects[i];

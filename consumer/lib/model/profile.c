@@ -784,6 +784,68 @@ static char *profile_hp_quoted(const char *s)
     return c;
 }
 
+/* One sample of a .hp, held until its END_SAMPLE: a file cut short in the
+ * middle of one must not draw it short (every band it did not reach would
+ * seem to drop to 0). */
+typedef struct hp_pending {
+    char *labels; /* the labels, each NUL-terminated */
+    size_t len, cap;
+    size_t *at; /* where each value's label starts */
+    double *v;
+    size_t n, vcap;
+} hp_pending;
+
+static int hp_pending_add(hp_pending *h, const char *label, size_t ll,
+                          double v)
+{
+    if (h->len + ll + 1 > h->cap) {
+        size_t nc = h->cap ? h->cap : 4096;
+        while (nc < h->len + ll + 1)
+            nc *= 2;
+        char *nl = realloc(h->labels, nc);
+        if (!nl)
+            return -1;
+        h->labels = nl;
+        h->cap = nc;
+    }
+    if (h->n == h->vcap) {
+        size_t nc = h->vcap ? 2 * h->vcap : 256;
+        size_t *na = realloc(h->at, nc * sizeof(*na));
+        if (!na)
+            return -1;
+        h->at = na;
+        double *nv = realloc(h->v, nc * sizeof(*nv));
+        if (!nv)
+            return -1;
+        h->v = nv;
+        h->vcap = nc;
+    }
+    memcpy(h->labels + h->len, label, ll);
+    h->labels[h->len + ll] = '\0';
+    h->at[h->n] = h->len;
+    h->v[h->n++] = v;
+    h->len += ll + 1;
+    return 0;
+}
+
+/* The sample at t is whole: into the profile. Empty censuses (the RTS
+ * writes one at each end) are not counted: a census starts with its
+ * first value. */
+static int hp_pending_commit(profile *p, hp_pending *h, double t)
+{
+    if (h->n && profile_sample_begin(p, t) != 0)
+        return -1;
+    for (size_t i = 0; i < h->n; i++) {
+        const char *l = h->labels + h->at[i];
+        if (profile_sample_value(p, l, strlen(l), h->v[i]) != 0)
+            return -1;
+    }
+    if (h->n)
+        profile_sample_end(p);
+    h->n = h->len = 0;
+    return 0;
+}
+
 int profile_read_hp(profile *p, FILE *f, char *msg, size_t msglen)
 {
     char *line = NULL;
@@ -792,7 +854,7 @@ int profile_read_hp(profile *p, FILE *f, char *msg, size_t msglen)
     unsigned long lineno = 0;
     int in = 0, rc = 0;
     double t = 0;
-    size_t values = 0;
+    hp_pending pend = {0};
     p->from_hp = 1;
     while ((n = getline(&line, &cap, f)) != -1) {
         lineno++;
@@ -822,13 +884,17 @@ int profile_read_hp(profile *p, FILE *f, char *msg, size_t msglen)
                 break;
             }
             in = 1;
-            values = 0;
+            pend.n = pend.len = 0;
             t = strtod(line + 12, NULL);
-            if (t > p->last_time)
-                p->last_time = t;
         } else if (strncmp(line, "END_SAMPLE", 10) == 0) {
             in = 0;
-            profile_sample_end(p);
+            if (t > p->last_time)
+                p->last_time = t;
+            if (hp_pending_commit(p, &pend, t) != 0) {
+                rc = -1;
+                snprintf(msg, msglen, "out of memory");
+                break;
+            }
         } else if (in) {
             /* LABEL<white space>BYTES; the label has no white space. */
             char *sp = line + n;
@@ -844,14 +910,7 @@ int profile_read_hp(profile *p, FILE *f, char *msg, size_t msglen)
                 rc = -1;
                 break;
             }
-            /* Empty censuses (the RTS writes one at each end) are not
-             * counted: a census starts with its first value. */
-            if (values++ == 0 && profile_sample_begin(p, t) != 0) {
-                rc = -1;
-                snprintf(msg, msglen, "out of memory");
-                break;
-            }
-            if (profile_sample_value(p, line, ll, v) != 0) {
+            if (hp_pending_add(&pend, line, ll, v) != 0) {
                 rc = -1;
                 snprintf(msg, msglen, "out of memory");
                 break;
@@ -862,7 +921,15 @@ int profile_read_hp(profile *p, FILE *f, char *msg, size_t msglen)
             break;
         }
     }
+    if (rc == 0 && in) {
+        p->hp_cut = 1;
+        p->hp_cut_time = t;
+        p->hp_cut_values = pend.n;
+    }
     free(line);
+    free(pend.labels);
+    free(pend.at);
+    free(pend.v);
     if (rc == 0 && ferror(f)) {
         snprintf(msg, msglen, "read error");
         rc = -1;

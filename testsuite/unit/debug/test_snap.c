@@ -74,6 +74,63 @@ static void walk(dbg_snap *s, walk_acc *a, dbg_heap *h)
     free(roots);
 }
 
+/* A program's strings reach every output through the loader: a snapshot
+ * whose program name and info-table strings carry escape sequences (its
+ * checksums valid) loads with them written as text, so no census,
+ * dominators or explore line can clear the screen or forge a line. */
+static int has_ctl(const char *x)
+{
+    for (const unsigned char *p = (const unsigned char *)x; *p; p++)
+        if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+            return 1;
+    return 0;
+}
+
+START_TEST(snap_escapes_program_strings)
+{
+    dbg_snap s;
+    dbg_snap_init(&s);
+    ck_assert_int_eq(snapfix_build(&s), 0);
+    snprintf(s.program, sizeof(s.program), "ev\x1b[2Jil\x9b");
+    const char *evil = "Leak\x1b]0;pwned\x07\nforged line\xc2\x9b" "31m\x7f";
+    for (size_t i = 0; i < s.ninfos; i++) {
+        if (s.infos[i].con) {
+            free(s.infos[i].con);
+            s.infos[i].con = strdup(evil);
+        }
+        if (s.infos[i].nsrc) {
+            free(s.infos[i].src[4]);
+            s.infos[i].src[4] = strdup(evil);
+        }
+    }
+    char path[] = "/tmp/rtscope-snap-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    uint64_t bytes = 0;
+    ck_assert_msg(dbg_snap_write(&s, path, 3, &bytes) == 0, "%s", s.err);
+    dbg_snap_free(&s);
+    dbg_snap l;
+    ck_assert_msg(dbg_snap_load_file(&l, path) == 0, "%s", l.err);
+    unlink(path);
+    ck_assert(!has_ctl(l.program));
+    size_t cons = 0, srcs = 0;
+    for (size_t i = 0; i < l.ninfos; i++) {
+        if (l.infos[i].con) {
+            cons++;
+            ck_assert(!has_ctl(l.infos[i].con));
+            ck_assert_str_eq(l.infos[i].con, "Leak\\x1b]0;pwned\\x07\\x0aforged "
+                                             "line\\u009b31m\\x7f");
+        }
+        for (int k = 0; k < l.infos[i].nsrc; k++, srcs++)
+            ck_assert(!has_ctl(l.infos[i].src[k]));
+    }
+    ck_assert_uint_gt(cons, 0);
+    ck_assert_uint_gt(srcs, 0);
+    dbg_snap_free(&l);
+}
+END_TEST
+
 START_TEST(snap_roundtrip)
 {
     size_t len;
@@ -280,6 +337,7 @@ TCase *snap_tcase(void)
 {
     TCase *tc = tcase_create("snapshot");
     tcase_add_test(tc, snap_roundtrip);
+    tcase_add_test(tc, snap_escapes_program_strings);
     tcase_add_test(tc, snap_in_memory);
     tcase_add_test(tc, snap_truncated);
     tcase_add_test(tc, snap_flipped);

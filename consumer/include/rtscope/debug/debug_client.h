@@ -42,6 +42,12 @@ typedef struct dbg_conn {
     uint64_t received; /* reply bytes received */
 } dbg_conn;
 
+/* The program at the other end of c's socket (the kernel's SO_PEERCRED):
+ * its pid, and its name as it was started (argv[0]'s last component, as
+ * the RTS calls it), at most n - 1 bytes. 0, or -1 if the kernel or /proc
+ * cannot say (another user's program, or gone). */
+int dbg_conn_peer(const dbg_conn *c, uint64_t *pid, char *prog, size_t n);
+
 /* Turn a TARGET into a socket path: a path (containing '/', or a word
  * naming something here other than an executable) is taken as is; digits
  * are a pid, and another word a program name (the one live debuggee of

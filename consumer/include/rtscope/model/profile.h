@@ -117,6 +117,12 @@ typedef struct profile {
     uint64_t interval_ns;
     int from_hp; /* read from a .hp file */
     char *hp_job, *hp_date;
+    /* A .hp that ends inside a sample (no END_SAMPLE: the program was
+     * killed while writing it): that sample's time and the values read
+     * of it. The sample is left out, not drawn short. */
+    int hp_cut;
+    double hp_cut_time;
+    size_t hp_cut_values;
     uint64_t mblock_size;
     double last_time; /* seconds, latest event */
     uint64_t input_bytes, events;

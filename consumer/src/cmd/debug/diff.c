@@ -232,6 +232,90 @@ static int diff_walk_b(debug_session *sb, int gc, dbg_graph *g)
     return rc;
 }
 
+/* ---- two programs? ------------------------------------------------------ */
+
+/* Info tables of a snapshot, by address. */
+static int diff_info_cmp(const void *x, const void *y)
+{
+    uint64_t a = (*(dbg_snap_info *const *)x)->ptr;
+    uint64_t b = (*(dbg_snap_info *const *)y)->ptr;
+    return a < b ? -1 : a > b;
+}
+
+static dbg_snap_info **diff_infos_sorted(const dbg_snap *s)
+{
+    dbg_snap_info **v = malloc((s->ninfos ? s->ninfos : 1) * sizeof(*v));
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < s->ninfos; i++)
+        v[i] = &s->infos[i];
+    qsort(v, s->ninfos, sizeof(*v), diff_info_cmp);
+    return v;
+}
+
+static const char *diff_info_name(const dbg_snap_info *in)
+{
+    if (in->nsrc == DBG_SOURCE_FIELDS && in->src[0] && in->src[0][0])
+        return in->src[0];
+    return in->con ? in->con : "";
+}
+
+/* Of the info tables at addresses both snapshots have, how many they name
+ * differently (*shared: how many addresses they share): code that moved,
+ * so another build or another program. -1 when out of memory. */
+static long diff_renamed_tables(const dbg_snap *a, const dbg_snap *b,
+                                size_t *shared)
+{
+    dbg_snap_info **va = diff_infos_sorted(a), **vb = diff_infos_sorted(b);
+    long renamed = 0;
+    *shared = 0;
+    if (!va || !vb)
+        renamed = -1;
+    for (size_t i = 0, j = 0; renamed >= 0 && i < a->ninfos && j < b->ninfos;) {
+        if (va[i]->ptr < vb[j]->ptr) {
+            i++;
+        } else if (va[i]->ptr > vb[j]->ptr) {
+            j++;
+        } else {
+            (*shared)++;
+            if (strcmp(diff_info_name(va[i]), diff_info_name(vb[j])) != 0)
+                renamed++;
+            i++;
+            j++;
+        }
+    }
+    free(va);
+    free(vb);
+    return renamed;
+}
+
+/* A diff of two programs, or two builds of one, compares groups by name
+ * only: say so on stderr (the diff is still made). Snapshots name their
+ * program (its control characters blanked when loaded); a live target's
+ * name is not known here. */
+static void diff_warn_programs(const debug_session *sa, const debug_session *sb)
+{
+    if (!sa->is_snapshot || !sb->is_snapshot)
+        return;
+    const char *pa = sa->snap.program, *pb = sb->snap.program;
+    if (pa[0] && pb[0] && strcmp(pa, pb) != 0) {
+        fprintf(stderr,
+                "rtscope debug: warning: A is a heap of %s, B of %s: "
+                "different programs, compared by the names of their "
+                "info tables only\n",
+                pa, pb);
+        return;
+    }
+    size_t shared;
+    long renamed = diff_renamed_tables(&sa->snap, &sb->snap, &shared);
+    if (renamed > 0)
+        fprintf(stderr,
+                "rtscope debug: warning: %ld of the %zu info-table addresses "
+                "A and B share hold different tables: two builds of %s, "
+                "compared by the names of their info tables only\n",
+                renamed, shared, pa[0] ? pa : "the program");
+}
+
 static int debug_diff(const char *ta, const char *tb, int gc, size_t limit,
                       size_t npaths)
 {
@@ -251,6 +335,8 @@ static int debug_diff(const char *ta, const char *tb, int gc, size_t limit,
         rc = debug_session_open(&sb, tb);
         opened_b = !rc;
     }
+    if (!rc)
+        diff_warn_programs(&sa, &sb);
     if (!rc)
         rc = diff_walk_b(&sb, gc, &g);
     if (!rc &&

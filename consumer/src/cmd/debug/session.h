@@ -58,9 +58,10 @@ void debug_session_release(debug_session *s);
 /* Resume if needed, disconnect, free everything. */
 void debug_session_close(debug_session *s);
 
-/* The snapshot's program and pid from the socket path of its debuggee
- * (<pid>-<program> in ghc-debug's directory). */
-void debug_snap_name_from(dbg_snap *snap, const char *path);
+/* The snapshot's program and pid: from the socket path of its debuggee
+ * (<pid>-<program> in ghc-debug's directory), else from the process at the
+ * other end of the connection (dbg_conn_peer). */
+void debug_snap_name_from(dbg_snap *snap, const dbg_conn *c);
 
 /* rtscope debug snapshot (snapshot.c): returns an exit status. */
 int debug_snapshot_run(const char *target, const char *out, int gc, int blocks);

@@ -8,15 +8,20 @@
 #include "rtscope/debug/rec_source.h"
 #include "session.h"
 
+#include "rtscope/base/safestr.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-/* The socket's name is <pid>-<program> in ghc-debug's directory. */
-void debug_snap_name_from(dbg_snap *snap, const char *path)
+/* The program's name and pid: the socket's name is <pid>-<program> in
+ * ghc-debug's directory; a socket named otherwise (--debug-stub=PATH,
+ * GHC_DEBUG_SOCKET) is asked who is at its other end. */
+void debug_snap_name_from(dbg_snap *snap, const dbg_conn *c)
 {
+    const char *path = c->path;
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     char *end;
@@ -24,6 +29,10 @@ void debug_snap_name_from(dbg_snap *snap, const char *path)
     if (end != base && *end == '-') {
         snap->pid = pid;
         base = end + 1;
+    } else if (dbg_conn_peer(c, &snap->pid, snap->program,
+                             sizeof(snap->program)) == 0) {
+        rt_str_blank_ctl(snap->program);
+        return;
     }
     size_t n = strnlen(base, sizeof(snap->program) - 1);
     memcpy(snap->program, base, n);
@@ -45,7 +54,7 @@ int debug_snapshot_run(const char *target, const char *out, int gc, int blocks)
         debug_session_close(&ss);
         return debug_fail("%s: already a snapshot (copy the file)", target);
     }
-    debug_snap_name_from(&snap, ss.conn.path);
+    debug_snap_name_from(&snap, &ss.conn);
     if (dbg_heap_record(&ss.heap, &snap) != 0) {
         debug_session_close(&ss);
         dbg_snap_free(&snap);

@@ -15,8 +15,9 @@
 #include <unistd.h>
 
 /* <program>.<pid>.<n>.explore.rsnap, as the RTS names the snapshots a
- * program takes of itself, n the first that is not there yet; a socket
- * not named <pid>-<program> (--debug-stub=PATH) gives <name>.<n>. */
+ * program takes of itself, n the first that is not there yet; the program
+ * and pid are the socket's (<pid>-<program>) or, for a socket named
+ * otherwise (--debug-stub=PATH), those of the process at its other end. */
 static void snapshot_path(const dbg_snap *snap, char *path, size_t len)
 {
     char pid[32] = "";
@@ -74,7 +75,7 @@ int xt_snapshot(xt_tree *t, const debug_session *s, const xt_progress *p,
 {
     dbg_snap snap;
     dbg_snap_init(&snap);
-    debug_snap_name_from(&snap, s->conn.path);
+    debug_snap_name_from(&snap, &s->conn);
     snapshot_path(&snap, path, len);
     double t0 = xt_now();
     int r = record(t, s, &snap, p);
