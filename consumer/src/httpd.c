@@ -37,8 +37,9 @@ int httpd_listen_addr(const char *spec, struct sockaddr_storage *ss, char *why,
 }
 
 struct MHD_Daemon *httpd_start(const char *spec, unsigned extra_flags,
-                               MHD_AccessHandlerCallback h, void *cls,
-                               char *why, size_t why_len, int *usage)
+                               unsigned max_conns, MHD_AccessHandlerCallback h,
+                               void *cls, char *why, size_t why_len,
+                               int *usage)
 {
     struct sockaddr_storage ss;
     *usage = 0;
@@ -53,7 +54,7 @@ struct MHD_Daemon *httpd_start(const char *spec, unsigned extra_flags,
     struct MHD_Daemon *d = MHD_start_daemon(
         flags, 0, NULL, NULL, h, cls, MHD_OPTION_SOCK_ADDR,
         (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_LIMIT, max_conns, MHD_OPTION_END);
     if (!d)
         snprintf(why, why_len, "cannot serve on %s: %s (is the port in use?)",
                  spec, errno ? strerror(errno) : "libmicrohttpd failed");

@@ -13,13 +13,15 @@
 int httpd_listen_addr(const char *spec, struct sockaddr_storage *ss, char *why,
                       size_t why_len);
 
-/* Serve on spec ([HOST:]PORT) with handler h(cls, ...); extra_flags are
- * added to MHD_USE_EPOLL. Returns the daemon, or NULL with the reason in
- * why: *usage is set if the address itself is bad (else the port could
- * not be had). */
+/* Serve on spec ([HOST:]PORT) with handler h(cls, ...), at most
+ * max_conns connections at once (an idle one is closed after 30 s);
+ * extra_flags are added to MHD_USE_EPOLL. Returns the daemon, or NULL with
+ * the reason in why: *usage is set if the address itself is bad (else the
+ * port could not be had). */
 struct MHD_Daemon *httpd_start(const char *spec, unsigned extra_flags,
-                               MHD_AccessHandlerCallback h, void *cls,
-                               char *why, size_t why_len, int *usage);
+                               unsigned max_conns, MHD_AccessHandlerCallback h,
+                               void *cls, char *why, size_t why_len,
+                               int *usage);
 
 /* The start of an access handler: 1 when this call only begins the request
  * or brings its body (ignored), and the handler returns MHD_YES at once;

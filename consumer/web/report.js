@@ -654,7 +654,7 @@
 
   function liveBar() {
     var L = D.live, bar = el('div', 'live');
-    var state = live.connected ? L.state : 'disconnected';
+    var state = live.connected || live.polling ? L.state : 'disconnected';
     bar.dataset.state = state;
     bar.appendChild(el('span', 'live-dot ' + state));
     var me = L.targets[L.target] || {};
@@ -796,11 +796,21 @@
     var es = new EventSource('events');
     es.addEventListener('update', function (e) {
       var m = JSON.parse(e.data);
+      live.everConnected = true;
       if (!live.connected) { live.connected = true; refreshBar(); }
       if (m.seq > live.seq) fetchData();
     });
     es.onerror = function () {
       if (live.connected) { live.connected = false; refreshBar(); }
+      /* Refused before it ever connected (the server has as many live pages
+       * as it serves, and answers 503): ask for the data every few seconds
+       * instead of waiting for news. */
+      if (!live.everConnected && !live.polling) {
+        es.close();
+        live.polling = setInterval(fetchData, 3000);
+        live.message = 'many pages are open: this one asks for updates every 3 s';
+        refreshBar();
+      }
     };
   }
 

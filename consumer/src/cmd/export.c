@@ -392,7 +392,8 @@ static int export_serve(exporter *ex, const char *prom)
 {
     char why[300];
     int usage;
-    ex->httpd = httpd_start(prom, 0, export_http, ex, why, sizeof(why), &usage);
+    ex->httpd =
+        httpd_start(prom, 0, 64, export_http, ex, why, sizeof(why), &usage);
     if (!ex->httpd && usage)
         return cli_usage_error(&cli_cmd_export, "--prometheus: %s", why);
     if (!ex->httpd) {

@@ -54,7 +54,19 @@ struct serve {
     report_opts ropts;
     int64_t update_ms; /* least time between two versions of a target */
     int quiet;
+    uint64_t refused;        /* event streams refused (SERVE_MAX_STREAMS) */
+    uint64_t refused_said;   /* of them, reported on stderr */
+    int64_t refused_said_ms; /* when last reported */
 };
+
+/* Note [Many viewers]: every open live page holds one event stream for as
+ * long as it is open, so they are bounded: past SERVE_MAX_STREAMS a page
+ * is answered 503 at once (and polls data.json instead), and a line on
+ * stderr says so, at most every 10 s. Connections are bounded well above
+ * that (a browser opens a few per host for its other requests), so plain
+ * requests always find a slot; an idle connection is closed after 30 s. */
+#define SERVE_MAX_STREAMS 32
+#define SERVE_MAX_CONNECTIONS 256
 
 /* Keep-alive comment to idle event streams this often (it is also how a
  * closed page is noticed: a suspended connection is not watched). */

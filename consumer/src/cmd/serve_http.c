@@ -182,9 +182,40 @@ void serve_wake(serve *sv, int64_t now, int all)
     }
 }
 
+/* A live page past SERVE_MAX_STREAMS (Note [Many viewers] in serve.h). */
+static enum MHD_Result serve_refuse_stream(serve *sv, struct MHD_Connection *c)
+{
+    int64_t now = target_now_ms();
+    sv->refused++;
+    if (!sv->refused_said_ms || now - sv->refused_said_ms >= 10000) {
+        fprintf(stderr,
+                "rtscope serve: %" PRIu64 " live page(s) refused: at most %d "
+                "event streams are open at once (those pages poll "
+                "data.json instead)\n",
+                sv->refused - sv->refused_said, SERVE_MAX_STREAMS);
+        sv->refused_said = sv->refused;
+        sv->refused_said_ms = now;
+    }
+    static const char msg[] =
+        "too many live pages are open at once: this page polls data.json "
+        "instead of listening for updates\n";
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            "text/plain; charset=utf-8");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "10");
+    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
 static enum MHD_Result serve_events(serve_target *st, struct MHD_Connection *c)
 {
     serve *sv = st->sv;
+    if (sv->nclients >= SERVE_MAX_STREAMS)
+        return serve_refuse_stream(sv, c);
     serve_client *cl = calloc(1, sizeof(*cl));
     if (!cl)
         return MHD_NO;

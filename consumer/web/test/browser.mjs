@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export async function withPage(result, opts, body) {
-  const { name, allow, width = 1400, height = 900 } = opts;
+  // quiet: console errors the page is expected to log (a RegExp), or null
+  const { name, allow, width = 1400, height = 900, quiet = null } = opts;
   // a fresh profile each run (playwright passes it as --user-data-dir)
   const profileDir = mkdtempSync(join(tmpdir(), 'rtscope-chromium-'));
   const browser = await chromium.launchPersistentContext(profileDir, {
@@ -25,7 +26,9 @@ export async function withPage(result, opts, body) {
   });
   try {
     const page = browser.pages()[0] || await browser.newPage();
-    page.on('console', (m) => { if (m.type() === 'error') result.errors.push(`console: ${m.text()}`); });
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !(quiet && quiet.test(m.text()))) result.errors.push(`console: ${m.text()}`);
+    });
     page.on('pageerror', (e) => result.errors.push(`page: ${e.message}`));
     page.on('dialog', (d) => { result.errors.push(`dialog: ${d.message()}`); d.dismiss(); });
     await page.route('**/*', (route) => {

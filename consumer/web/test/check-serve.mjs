@@ -2,7 +2,7 @@
 // headless chromium (playwright-core; no browser downloaded), as JSON on
 // stdout:
 //
-//   node check-serve.mjs URL OUTDIR [--start CMD] [--restart CMD] [--soak SECS] [--band TEXT]
+//   node check-serve.mjs URL OUTDIR [--start CMD] [--restart CMD] [--soak SECS] [--band TEXT] [--refused]
 //                        [--watch-only | --once]
 //
 // With --once: open URL, take page.png, report, and stop there.
@@ -39,13 +39,14 @@ if (argv.length < 2) {
   process.exit(2);
 }
 const [url, outdir] = argv;
-let start = null, restart = null, soak = 0, bandText = null, watchOnly = false, once = false;
+let start = null, restart = null, soak = 0, bandText = null, watchOnly = false, once = false, refused = false;
 for (let i = 2; i < argv.length; i++) {
   if (argv[i] === '--restart') restart = argv[++i];
   else if (argv[i] === '--start') start = argv[++i];
   else if (argv[i] === '--soak') soak = Number(argv[++i]);
   else if (argv[i] === '--band') bandText = argv[++i];
   else if (argv[i] === '--watch-only') watchOnly = true;
+  else if (argv[i] === '--refused') refused = true;
   else if (argv[i] === '--once') once = true;
   else { console.error(`check-serve: unknown argument ${argv[i]}`); process.exit(2); }
 }
@@ -60,6 +61,7 @@ const live = (page) => page.evaluate(() => ({
   runs: window.rtscope.data.live.runs,
   state: window.rtscope.data.live.state,
   token: window.__rtscopeToken,
+  polling: !!window.rtscope.live.polling,
 }));
 
 // Wait until pred(live state) holds, up to ms; returns the last state.
@@ -163,7 +165,10 @@ async function shot(locator, path) {
   }
 }
 
-await withPage(result, { name: 'driver', allow: (u) => u.startsWith(origin) }, async (page) => {
+// --refused: the server has as many live pages as it serves; the browser
+// logs the refused event stream (503), and the page polls instead.
+const quiet = refused ? /status of 503/ : null;
+await withPage(result, { name: 'driver', allow: (u) => u.startsWith(origin), quiet }, async (page) => {
   page.on('load', () => { result.reloads++; });
   await page.goto(url, { waitUntil: 'load', timeout: 60000 });
   await page.waitForFunction(() => document.body && document.body.dataset.ready, null, { timeout: 60000 });
@@ -204,7 +209,8 @@ await withPage(result, { name: 'driver', allow: (u) => u.startsWith(origin) }, a
     await cdp.send('HeapProfiler.collectGarbage');
     const s1 = await live(page);
     result.soak = { updates: s1.updates - s0.updates, samples: [s0.samples, s1.samples],
-      heapStart: h0, heapEnd: await heap(cdp), heapPeak: peak };
+      heapStart: h0, heapEnd: await heap(cdp), heapPeak: peak, polling: s1.polling };
+    await page.screenshot({ path: join(outdir, 'soak.png'), fullPage: false });
   }
   result.updates = (await live(page)).updates;
   result.redrawMs = await page.evaluate(() => window.rtscope.redrawMs);

@@ -81,3 +81,23 @@ rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 # sample_rss PID SECS OUT: the resident memory of PID (KiB) once a second for SECS s, one line each, into OUT (in the
 # background)
 sample_rss() { (for ((i = 0; i < $2; i++)); do rss_kib "$1" || break; sleep 1; done > "$3") & }
+
+# open_streams N URL: N event streams of URL held open by curl in the background (their pids in streams.pids, each
+# one's HTTP status in stream-K.code once it ends, its body in stream-K.out)
+open_streams() {
+    local k
+    : > streams.pids
+    for k in $(seq "$1"); do
+        curl -sS -N -o "stream-$k.out" -w '%{http_code}\n' "$2" > "stream-$k.code" 2>/dev/null &
+        echo $! >> streams.pids
+    done
+}
+
+# streams_refused: how many of open_streams' streams were answered 503 (they end at once)
+streams_refused() { cat stream-*.code 2>/dev/null | grep -c '^503$' || true; }
+
+# streams_refused_at_least N: at least N of open_streams' streams were answered 503
+streams_refused_at_least() { [ "$(streams_refused)" -ge "$1" ]; }
+
+# close_streams: end open_streams' curls
+close_streams() { xargs kill < streams.pids 2>/dev/null || true; }
