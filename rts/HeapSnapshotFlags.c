@@ -119,6 +119,14 @@ parseSignal (const char *s, const char **bad)
         *bad = "that signal cannot be used for heap snapshots";
         return false;
     }
+    // Between the classic signals and SIGRTMIN: the C library's own (glibc
+    // takes 32 and 33 for its threads and cancellation; a handler for them
+    // cannot be installed).
+    if (n > SIGSYS && n < SIGRTMIN) {
+        *bad = "signals between SIGSYS and SIGRTMIN are the C library's own; "
+               "use RTMIN+N";
+        return false;
+    }
     heap_snapshot_config.signal = (int) n;
     return true;
 }
@@ -132,13 +140,22 @@ heapSnapshotFlag (const char *arg, const char **bad)
         c->on_overflow = true;
         return true;
     }
-    if (strncmp(arg, "-on-overflow=", 13) == 0 && arg[13] != '\0') {
+    if (strcmp(arg, "-on-overflow=") == 0) {
+        *bad = "DIR is empty: name a directory, or write --heap-snapshot-on-overflow";
+        return false;
+    }
+    if (strncmp(arg, "-on-overflow=", 13) == 0) {
         c->on_overflow = true;
         stgFree(c->overflow_dir);
         c->overflow_dir = copyString(arg + 13);
         return true;
     }
-    if (strncmp(arg, "-dir=", 5) == 0 && arg[5] != '\0') {
+    if (strncmp(arg, "-dir=", 5) == 0) {
+        if (arg[5] == '\0') {
+            *bad = "DIR is empty: name a directory (the default is the "
+                   "current one)";
+            return false;
+        }
         stgFree(c->dir);
         c->dir = copyString(arg + 5);
         return true;
