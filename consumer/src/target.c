@@ -32,6 +32,8 @@
 #define _GNU_SOURCE /* struct ucred, SO_PEERCRED */
 #include "target.h"
 
+#include "rtscope/base/filekind.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -378,14 +380,17 @@ static void target_connect_failed(target *t, int64_t now, const el_error *err)
     if (t->is_unix && e == ECONNREFUSED && stat(t->path, &st) == 0 &&
         !S_ISSOCK(st.st_mode))
         target_status(t, 1,
-                      "cannot connect: %s is not a socket (give the "
+                      "cannot connect: %s is %s, not a socket (give the "
                       "program's --eventlog-socket path)",
-                      t->path);
+                      t->path, rt_file_kind(st.st_mode));
     else if (t->is_unix && (e == ENOENT || e == ECONNREFUSED))
         target_status(t, 1,
                       "cannot connect: %s (waiting for the program; is it "
                       "running with +RTS --eventlog-socket=%s?)",
                       strerror(e), t->path);
+    else if (t->is_unix && e == ENOTSOCK && stat(t->path, &st) == 0)
+        target_status(t, 1, "cannot connect: %s is %s, not a socket", t->path,
+                      rt_file_kind(st.st_mode));
     else if (t->is_unix && e == ENOTSOCK)
         target_status(t, 1, "cannot connect: %s is not a socket", t->path);
     else

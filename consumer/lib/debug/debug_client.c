@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "rtscope/debug/debug_client.h"
 
+#include "rtscope/base/filekind.h"
 #include "rtscope/base/safestr.h"
 
 #include <arpa/inet.h>
@@ -324,7 +325,8 @@ int dbg_connect(dbg_conn *c, const char *path)
         return -1;
     }
     if (!S_ISSOCK(st.st_mode)) {
-        conn_err(c, "%s: not a socket", path);
+        conn_err(c, "%s: is %s, not a debuggee's socket", path,
+                 rt_file_kind(st.st_mode));
         return -1;
     }
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -63,7 +63,21 @@ static int source_connect_unix(source *src, el_error *err)
     sa.sun_family = AF_UNIX;
     memcpy(sa.sun_path, src->target, strlen(src->target) + 1);
     int rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
-    return source_connect_done(src, fd, rc, errno, err);
+    int e = errno;
+    struct stat st;
+    if (rc != 0 && e == ECONNREFUSED && stat(src->target, &st) == 0 &&
+        !S_ISSOCK(st.st_mode)) {
+        close(fd);
+        return source_fail_errno(
+            err, ENOTSOCK,
+            "cannot connect: it is %s, not a socket (give the program's "
+            "--eventlog-socket path)%s",
+            S_ISDIR(st.st_mode)    ? "a directory"
+            : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+                                   : "a file",
+            "");
+    }
+    return source_connect_done(src, fd, rc, e, err);
 }
 
 static int source_connect_tcp(source *src, el_error *err)

@@ -20,11 +20,20 @@ double debug_now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The command whose errors debug_fail prints: `rtscope explore` shares
+ * the sessions. */
+static const char *debug_fail_command = "debug";
+
+void debug_fail_as(const char *command)
+{
+    debug_fail_command = command;
+}
+
 int debug_fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("rtscope debug: ", stderr);
+    fprintf(stderr, "rtscope %s: ", debug_fail_command);
     // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): va_start above
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);

@@ -395,6 +395,7 @@ static int explore_run(int argc, char **argv)
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
     explore_args a = {NULL};
+    debug_fail_as("explore");
     int first =
         opts_parse("explore", argc, argv, &(opts_bind){explore_opts, &a}, 1);
     if (first < 0)
