@@ -38,8 +38,7 @@ int httpd_listen_addr(const char *spec, struct sockaddr_storage *ss, char *why,
 
 struct MHD_Daemon *httpd_start(const char *spec, unsigned extra_flags,
                                unsigned max_conns, MHD_AccessHandlerCallback h,
-                               void *cls, char *why, size_t why_len,
-                               int *usage)
+                               void *cls, char *why, size_t why_len, int *usage)
 {
     struct sockaddr_storage ss;
     *usage = 0;

@@ -795,8 +795,7 @@ typedef struct hp_pending {
     size_t n, vcap;
 } hp_pending;
 
-static int hp_pending_add(hp_pending *h, const char *label, size_t ll,
-                          double v)
+static int hp_pending_add(hp_pending *h, const char *label, size_t ll, double v)
 {
     if (h->len + ll + 1 > h->cap) {
         size_t nc = h->cap ? h->cap : 4096;

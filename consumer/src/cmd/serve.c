@@ -304,9 +304,9 @@ static int serve_listen(serve *sv, const char *listen)
 {
     char why[300];
     int usage;
-    sv->httpd = httpd_start(listen, MHD_ALLOW_SUSPEND_RESUME,
-                            SERVE_MAX_CONNECTIONS, serve_http, sv,
-                            why, sizeof(why), &usage);
+    sv->httpd =
+        httpd_start(listen, MHD_ALLOW_SUSPEND_RESUME, SERVE_MAX_CONNECTIONS,
+                    serve_http, sv, why, sizeof(why), &usage);
     if (!sv->httpd && usage)
         return cli_usage_error(&cli_cmd_serve, "--listen: %s", why);
     if (!sv->httpd) {

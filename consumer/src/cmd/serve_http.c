@@ -206,7 +206,8 @@ static enum MHD_Result serve_refuse_stream(serve *sv, struct MHD_Connection *c)
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
                             "text/plain; charset=utf-8");
     MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "10");
-    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, r);
+    enum MHD_Result ret =
+        MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, r);
     MHD_destroy_response(r);
     return ret;
 }
