@@ -104,11 +104,11 @@ static struct {
     bool overflow_taken;
     StgWord64 at_next;          // live bytes that take the next threshold one
     uint32_t at_taken;
+    bool shutdown;              // hs_exit() has begun: no more snapshots
 #if defined(THREADED_RTS)
     Mutex lock;                 // writer, report_fd, path, why, seq
     pthread_t thread;
     bool thread_started;
-    bool shutdown;
     int wake_rd, wake_wr;
 #endif
 } hs = {
@@ -387,6 +387,14 @@ serveRequest (void)
     if (!hs.pending) return false;
     const char *why = hs.pending_why != NULL ? hs.pending_why : "request";
     hs.pending = 0;
+    // The program is shutting down (hs_exit() has begun: its main thread
+    // has returned, and its threads are to be deleted and its heap
+    // collected for the last time), so a snapshot now would be of an empty
+    // heap, not of the one the request was about.
+    if (hs.shutdown || RELAXED_LOAD(&sched_state) >= SCHED_INTERRUPTING) {
+        say("heap snapshot (%s) not taken: the program is exiting", why);
+        return false;
+    }
     TakeResult r = take(why, false);
     if (r == TAKE_BUSY) {
         say("heap snapshot (%s) not taken: one is being written (%s)", why, hs.path);
@@ -544,16 +552,20 @@ initHeapSnapshots (void)
 void
 exitHeapSnapshots (void)
 {
+    HS_LOCK();
+    hs.shutdown = true;
+    HS_UNLOCK();
 #if defined(THREADED_RTS)
     HS_LOCK();
     bool started = hs.thread_started;
-    hs.shutdown = true;
     HS_UNLOCK();
     if (started) {
         wake();
         pthread_join(hs.thread, NULL);
     }
 #endif
+    // A request not served yet is dropped, and said so (serveRequest).
+    (void) serveRequest();
     HS_LOCK();
     reapLocked(true);   // a snapshot being written is finished first
     HS_UNLOCK();

@@ -36,3 +36,27 @@ census_bands() { "$RTSCOPE" debug census "$1" --by band | awk '/^ +[0-9]+ +[0-9]
 
 # stock_overflow_lines ERR: the lines a program dying of heap overflow prints, as stock GHC prints them
 stock_overflow_lines() { grep -v '^rtscope: ' "$1"; }
+
+# usr1_until_exit DIR: "$EXE grow 300 2000" with --heap-snapshot-signal=USR1 into DIR (stderr in exit.err), sent USR1
+# every 30 ms from 0.2 s after its start until it has exited; it exits 0
+usr1_until_exit() {
+    mkdir -p "$1"
+    "$EXE" grow 300 2000 +RTS --heap-snapshot-signal=USR1 --heap-snapshot-dir="$1" -RTS > exit.out 2> exit.err &
+    local p=$!
+    sleep 0.2
+    while kill -0 "$p" 2>/dev/null; do kill -USR1 "$p" 2>/dev/null || true; sleep 0.03; done
+    wait "$p"
+}
+
+# snaps_hold_entries DIR N: every snapshot in DIR (at least one) holds at least N main:Main:Entry closures
+snaps_hold_entries() {
+    local f n k=0
+    for f in "$1"/*.rsnap; do
+        [ -f "$f" ] || return 1
+        n=$("$RTSCOPE" debug census "$f" | awk '/  main:Main:Entry$/ {print $1}')
+        echo "$f: ${n:-0} entries"
+        [ "${n:-0}" -ge "$2" ] || return 1
+        k=$((k + 1))
+    done
+    [ "$k" -ge 1 ]
+}
