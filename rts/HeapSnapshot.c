@@ -24,6 +24,7 @@
 #include "HeapSnapshot.h"
 #include "HeapSnapshotWalk.h"
 #include "HeapSnapshotWrite.h"
+#include "HeapSnapshotZstd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -357,6 +358,7 @@ take (const char *why, bool wait)
         return TAKE_FAILED;
     }
     pid_t parent = getpid();
+    (void) snapZstdLoad();      // once, before any fork: at init if asked then
     StgWord64 t0 = getMonotonicNSec();
     pid_t pid = fork();
     if (pid == 0) writerMain(pfd[1], path, parent, t0);
@@ -532,6 +534,10 @@ initHeapSnapshots (void)
     initMutex(&hs.lock);
 #endif
     hs.at_next = c->at_size;
+    // See Note [Compressed sections] in HeapSnapshotZstd.c
+    if (c->signal != 0 || c->at_size != 0 || c->on_overflow) {
+        (void) snapZstdLoad();
+    }
 #if defined(THREADED_RTS)
     // the thread that reaps (and reports) writers, and serves signals
     if (c->signal != 0 || c->at_size != 0 || c->on_overflow) startThread();

@@ -21,6 +21,7 @@ typedef struct {
     double at_factor;
     uint32_t at_count;
     int signal;             // --heap-snapshot-signal=SIG; 0: none
+    bool raw;               // --heap-snapshot-raw: not compressed
 } HeapSnapshotConfig;
 
 extern HeapSnapshotConfig heap_snapshot_config;

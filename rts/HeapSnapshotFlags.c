@@ -8,6 +8,7 @@
  *   --heap-snapshot-at=SIZE[:FACTOR[:COUNT]]
  *   --heap-snapshot-signal=SIG
  *   --heap-snapshot-dir=DIR
+ *   --heap-snapshot-raw
  *
  * ---------------------------------------------------------------------------*/
 
@@ -158,6 +159,10 @@ heapSnapshotFlag (const char *arg, const char **bad)
         }
         stgFree(c->dir);
         c->dir = copyString(arg + 5);
+        return true;
+    }
+    if (strcmp(arg, "-raw") == 0) {
+        c->raw = true;
         return true;
     }
     if (strncmp(arg, "-at=", 4) == 0) return parseAt(arg + 4, bad);

@@ -14,7 +14,9 @@
 #include "rts/HeapSnapshotFormat.h"
 #include "DebugStubVerify.h"
 #include "DebugStubLayout.h"
+#include "HeapSnapshot.h"
 #include "HeapSnapshotWrite.h"
+#include "HeapSnapshotZstd.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -23,12 +25,13 @@
 
 /* Note [Stored sections]
  * ~~~~~~~~~~~~~~~~~~~~~~
- * The format's sections are zstd frames. The RTS has no compressor (and
- * links none: every program would carry it), so it writes each section as
- * one frame of raw blocks, which any zstd decoder reads: the frame header
- * gives the content size, as the format requires, and no content
- * checksum (the section table's own checksum covers the content). A
- * snapshot is therefore about as large as the heap it holds.
+ * The format's sections are zstd frames, compressed with the system's
+ * libzstd where it can be loaded (Note [Compressed sections] in
+ * HeapSnapshotZstd.c), else each one frame of raw blocks, which any zstd
+ * decoder reads too: either way the frame header gives the content size,
+ * as the format requires, and no content checksum (the section table's
+ * own checksum covers the content). Raw, a snapshot is about as large as
+ * the heap it holds.
  *
  * Every section's content length is known before it is written (a first
  * pass over what the walk reached builds the index, a few bytes a
@@ -58,6 +61,7 @@ typedef struct {
     uint32_t id;
     StgWord64 start, left, block_left;
     SnapSum sum;
+    SnapZstd *z;                    // the compressor, or NULL: raw blocks
 } SnapOut;
 
 static void
@@ -148,7 +152,14 @@ outBytes (SnapOut *o, const void *p, size_t n)
     }
 }
 
-// Begin section id of `raw` content bytes: a zstd frame of raw blocks.
+static void
+outZstd (void *ctx, const void *p, size_t n)
+{
+    outBytes(ctx, p, n);
+}
+
+// Begin section id of `raw` content bytes: a zstd frame, compressed or of
+// raw blocks.
 static void
 sectBegin (SnapOut *o, uint32_t id, StgWord64 raw)
 {
@@ -158,6 +169,11 @@ sectBegin (SnapOut *o, uint32_t id, StgWord64 raw)
     o->left = raw;
     o->block_left = 0;
     sumInit(&o->sum);
+    if (o->z != NULL) {
+        const char *why = NULL;
+        if (!snapZstdBegin(o->z, raw, &why) && o->err == 0) o->err = EIO;
+        return;
+    }
     putLe(h, HEAP_SNAPSHOT_ZSTD_MAGIC, 4);
     h[4] = HEAP_SNAPSHOT_ZSTD_RAW_DESC;
     putLe(h + 5, raw, 8);
@@ -179,6 +195,14 @@ sectPut (SnapOut *o, const void *p, size_t n)
         return;
     }
     sumAdd(&o->sum, b, n);
+    if (o->z != NULL) {
+        const char *why = NULL;
+        if (!snapZstdPut(o->z, b, n, false, outZstd, o, &why) && o->err == 0) {
+            o->err = EIO;
+        }
+        o->left -= n;
+        return;
+    }
     while (n > 0) {
         if (o->block_left == 0) {
             StgWord64 size = o->left < HEAP_SNAPSHOT_ZSTD_RAW_BLOCK
@@ -201,6 +225,12 @@ static void
 sectEnd (SnapOut *o, StgWord64 raw)
 {
     if (o->left != 0 && o->err == 0) o->err = EINVAL;   // a bug: less
+    if (o->z != NULL) {
+        const char *why = NULL;
+        if (!snapZstdPut(o->z, NULL, 0, true, outZstd, o, &why) && o->err == 0) {
+            o->err = EIO;
+        }
+    }
     unsigned char *e = o->table + (size_t) HEAP_SNAPSHOT_SECT_ENTRY * o->nsect++;
     putLe(e, o->id, 4);
     putLe(e + 4, 0, 4);
@@ -453,6 +483,7 @@ snapWriteFile (int fd, const SnapWalk *w, pid_t pid, StgWord64 when,
     memset(st, 0, sizeof(*st));
     o.buf = malloc(OUT_BUF);
     if (o.buf == NULL) return ENOMEM;
+    o.z = heap_snapshot_config.raw ? NULL : snapZstdNew();
     unsigned char zero[HEAP_SNAPSHOT_TABLE_END] = { 0 };
     outBytes(&o, zero, sizeof(zero));           // the header goes here last
 
@@ -474,5 +505,6 @@ snapWriteFile (int fd, const SnapWalk *w, pid_t pid, StgWord64 when,
     st->unreadable = snapUnreadable(w);
     free(r.p);
     free(o.buf);
+    snapZstdFree(o.z);
     return o.err;
 }

@@ -60,3 +60,15 @@ snaps_hold_entries() {
     done
     [ "$k" -ge 1 ]
 }
+
+# snaps_at_most_of_heap ERR RATIO: every "heap snapshot ... written" line of ERR (at least one) says a file of at
+# most RATIO times the MB of heap it holds ("... 41.2 MB of heap, 7.1 MB, ...")
+snaps_at_most_of_heap() {
+    grep 'heap snapshot (.*) written' "$1" | awk -v r="$2" '
+        { match($0, /[0-9.]+ MB of heap/); h = substr($0, RSTART, RLENGTH) + 0
+          match($0, /heap, [0-9.]+ [MKG]?B/); f = substr($0, RSTART + 6, RLENGTH - 6)
+          u = f; sub(/^[0-9.]+ /, "", u); f += 0
+          if (u == "KB") f /= 1000; else if (u == "GB") f *= 1000; else if (u == "B") f /= 1e6
+          printf "heap %.1f MB, file %.2f MB (%.2f)\n", h, f, f / h; n++; if (f > r * h) bad++ }
+        END { exit (n == 0 || bad > 0) }'
+}
