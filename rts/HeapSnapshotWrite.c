@@ -62,7 +62,11 @@ typedef struct {
     StgWord64 start, left, block_left;
     SnapSum sum;
     SnapZstd *z;                    // the compressor, or NULL: raw blocks
+    unsigned char *zin;             // its input, gathered: a closure at a
+    size_t nzin;                    // time is too little for a call
 } SnapOut;
+
+#define ZIN_BUF (256u << 10)
 
 static void
 putLe (unsigned char *p, StgWord64 x, int n)
@@ -158,6 +162,18 @@ outZstd (void *ctx, const void *p, size_t n)
     outBytes(ctx, p, n);
 }
 
+// What sectPut gathered, to the compressor (end: the section's last).
+static void
+zinFlush (SnapOut *o, bool end)
+{
+    const char *why = NULL;
+    if (!snapZstdPut(o->z, o->zin, o->nzin, end, outZstd, o, &why)
+        && o->err == 0) {
+        o->err = EIO;
+    }
+    o->nzin = 0;
+}
+
 // Begin section id of `raw` content bytes: a zstd frame, compressed or of
 // raw blocks.
 static void
@@ -196,11 +212,15 @@ sectPut (SnapOut *o, const void *p, size_t n)
     }
     sumAdd(&o->sum, b, n);
     if (o->z != NULL) {
-        const char *why = NULL;
-        if (!snapZstdPut(o->z, b, n, false, outZstd, o, &why) && o->err == 0) {
-            o->err = EIO;
-        }
         o->left -= n;
+        while (n > 0) {
+            size_t k = ZIN_BUF - o->nzin < n ? ZIN_BUF - o->nzin : n;
+            memcpy(o->zin + o->nzin, b, k);
+            o->nzin += k;
+            b += k;
+            n -= k;
+            if (o->nzin == ZIN_BUF) zinFlush(o, false);
+        }
         return;
     }
     while (n > 0) {
@@ -225,12 +245,7 @@ static void
 sectEnd (SnapOut *o, StgWord64 raw)
 {
     if (o->left != 0 && o->err == 0) o->err = EINVAL;   // a bug: less
-    if (o->z != NULL) {
-        const char *why = NULL;
-        if (!snapZstdPut(o->z, NULL, 0, true, outZstd, o, &why) && o->err == 0) {
-            o->err = EIO;
-        }
-    }
+    if (o->z != NULL) zinFlush(o, true);
     unsigned char *e = o->table + (size_t) HEAP_SNAPSHOT_SECT_ENTRY * o->nsect++;
     putLe(e, o->id, 4);
     putLe(e + 4, 0, 4);
@@ -484,6 +499,11 @@ snapWriteFile (int fd, const SnapWalk *w, pid_t pid, StgWord64 when,
     o.buf = malloc(OUT_BUF);
     if (o.buf == NULL) return ENOMEM;
     o.z = heap_snapshot_config.raw ? NULL : snapZstdNew();
+    o.zin = o.z != NULL ? malloc(ZIN_BUF) : NULL;
+    if (o.zin == NULL) {                        // raw blocks, then
+        snapZstdFree(o.z);
+        o.z = NULL;
+    }
     unsigned char zero[HEAP_SNAPSHOT_TABLE_END] = { 0 };
     outBytes(&o, zero, sizeof(zero));           // the header goes here last
 
@@ -506,5 +526,6 @@ snapWriteFile (int fd, const SnapWalk *w, pid_t pid, StgWord64 when,
     free(r.p);
     free(o.buf);
     snapZstdFree(o.z);
+    free(o.zin);
     return o.err;
 }

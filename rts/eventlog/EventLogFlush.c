@@ -96,7 +96,7 @@
  *    if it runs Haskell code) or before it lets go of itself for a safe
  *    foreign call (eventlogFlushBeforeSuspend).  While another capability
  *    is busy, requests, and an idle capability's writing of the others'
- *    streams, come at most every 1ms (COVERAGE_EVERY_NS): a program whose
+ *    streams, come at most every 1ms (COVERAGE_EVERY_US): a program whose
  *    capabilities hand work to each other go idle tens of thousands of
  *    times a second, and an empty block for every stream each time would
  *    add half to its eventlog.  What they leave is written by the next
@@ -237,15 +237,23 @@ static Task *idle_task[TRACKED_CAPS];
 // See Note [Flushing the eventlog].
 static volatile StgWord coverage_wanted = 0;
 static StgWord coverage_seen[TRACKED_CAPS];
-// When it was last bumped: at most once every COVERAGE_EVERY_NS, so that a
+// When it was last bumped: at most once every COVERAGE_EVERY_US, so that a
 // capability that goes idle thousands of times a second does not make the
 // busy ones write as often.  The epoch's flush covers what that leaves.
 // A capability going idle while another is busy writes every stream at
 // most as often too (flushGoingQuiet).
-static volatile Time coverage_wanted_at = 0;
-#define COVERAGE_EVERY_NS 1000000
+// Both times in microseconds, as words (a CAS needs one): they only limit
+// a rate, and a difference of two of them is right across a wrap.
+static volatile StgWord coverage_wanted_at = 0;
+#define COVERAGE_EVERY_US 1000
 // When a capability going idle last wrote every stream (flushGoingQuiet).
-static volatile Time every_stream_at = 0;
+static volatile StgWord every_stream_at = 0;
+
+static StgWord
+nowUs(void)
+{
+    return (StgWord) (getProcessElapsedTime() / USToTime(1));
+}
 
 // How long a capability going idle waits for another one to let go.
 #define IDLE_WAIT_NS 200000
@@ -330,15 +338,14 @@ coverageWanted(Capability *cap)
 }
 
 // Some capability is busy: ask it to write every stream when it can, at
-// most every COVERAGE_EVERY_NS.
+// most every COVERAGE_EVERY_US.
 static void
 requestCoverage(void)
 {
-    Time now = getProcessElapsedTime();
-    Time last = RELAXED_LOAD(&coverage_wanted_at);
-    if (now - last >= NSToTime(COVERAGE_EVERY_NS)
-        && cas((StgVolatilePtr)&coverage_wanted_at, (StgWord)last,
-               (StgWord)now) == (StgWord)last) {
+    StgWord now = nowUs();
+    StgWord last = RELAXED_LOAD(&coverage_wanted_at);
+    if (now - last >= COVERAGE_EVERY_US
+        && cas(&coverage_wanted_at, last, now) == last) {
         atomic_inc(&coverage_wanted, 1);
     }
 }
@@ -419,7 +426,7 @@ othersActive(Capability *mine)
 #endif
 
 // cap has nothing to run: write every stream.  While another capability
-// is busy (othersActive), the others' streams are written at most every COVERAGE_EVERY_NS
+// is busy (othersActive), the others' streams are written at most every COVERAGE_EVERY_US
 // (the busy one is asked to write them when it can instead), so that a
 // program that goes idle thousands of times a second does not write an
 // empty block for every stream each time.
@@ -427,9 +434,9 @@ static void
 flushGoingQuiet(Capability *cap)
 {
 #if defined(THREADED_RTS)
-    Time now = getProcessElapsedTime();
+    StgWord now = nowUs();
     if (othersActive(cap)
-        && now - RELAXED_LOAD(&every_stream_at) < NSToTime(COVERAGE_EVERY_NS)) {
+        && now - RELAXED_LOAD(&every_stream_at) < COVERAGE_EVERY_US) {
         flushLocalEventsBuf(cap);
         flushEventLogWriter();
         requestCoverage();
