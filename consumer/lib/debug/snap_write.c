@@ -17,6 +17,7 @@
 
 typedef struct snap_writer {
     FILE *f;
+    const char *path; /* the file being written, for errors */
     ZSTD_CCtx *cc;
     unsigned char table[MAX_SECTIONS * SECT_ENTRY];
     int nsect;
@@ -57,7 +58,7 @@ static int w_feed(snap_writer *w, dbg_snap *s, const void *p, size_t n,
             return -1;
         }
         if (out.pos && fwrite(w->obuf, 1, out.pos, w->f) != out.pos) {
-            snap_err(s, "write: %s", strerror(errno));
+            snap_err(s, "%s: %s", w->path, strerror(errno));
             return -1;
         }
         w->pos += out.pos;
@@ -247,6 +248,7 @@ int dbg_snap_write(dbg_snap *s, const char *path, int level,
         return -1;
     snap_writer w;
     memset(&w, 0, sizeof(w));
+    w.path = tmp;
     w.f = fopen(tmp, "wb");
     if (!w.f) {
         snap_err(s, "%s: %s", tmp, strerror(errno));
