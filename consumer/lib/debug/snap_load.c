@@ -168,7 +168,6 @@ static int load_header(dbg_snap *s, const unsigned char *p, size_t len,
     memcpy(s->program, p + HEAP_SNAPSHOT_OFF_PROGRAM,
            HEAP_SNAPSHOT_PROGRAM_LEN);
     s->program[HEAP_SNAPSHOT_PROGRAM_LEN] = '\0';
-    rt_str_blank_ctl(s->program);
     for (unsigned i = 0; i < n; i++) {
         const unsigned char *e = p + HDR_SIZE + SECT_ENTRY * i;
         sect *x = &sects[i];
@@ -454,6 +453,7 @@ int dbg_snap_load_mem(dbg_snap *s, const unsigned char *p, size_t len,
     if (load_header(s, p, len, sects, &nsect) != 0 ||
         sections_by_id(s, sects, nsect, by_id) != 0)
         return -1;
+    rt_str_blank_ctl(s->program); /* the program's text: see safestr.h */
     uint64_t budget = max_raw ? max_raw : UINT64_MAX;
     for (int i = 0; i < nsect && !r; i++)
         if (sects[i].id >= 1 && sects[i].id <= SECT_LAST)

@@ -797,7 +797,7 @@ typedef struct hp_pending {
 
 static int hp_pending_add(hp_pending *h, const char *label, size_t ll, double v)
 {
-    if (h->len + ll + 1 > h->cap) {
+    if (!h->labels || h->len + ll + 1 > h->cap) {
         size_t nc = h->cap ? h->cap : 4096;
         while (nc < h->len + ll + 1)
             nc *= 2;
@@ -807,7 +807,7 @@ static int hp_pending_add(hp_pending *h, const char *label, size_t ll, double v)
         h->labels = nl;
         h->cap = nc;
     }
-    if (h->n == h->vcap) {
+    if (!h->at || !h->v || h->n == h->vcap) {
         size_t nc = h->vcap ? 2 * h->vcap : 256;
         size_t *na = realloc(h->at, nc * sizeof(*na));
         if (!na)

@@ -234,23 +234,17 @@ static int diff_walk_b(debug_session *sb, int gc, dbg_graph *g)
 
 /* ---- two programs? ------------------------------------------------------ */
 
-/* Info tables of a snapshot, by address. */
+/* An info table of a snapshot: its address and name, sorted by address. */
+typedef struct diff_info_key {
+    uint64_t ptr;
+    const char *name;
+} diff_info_key;
+
 static int diff_info_cmp(const void *x, const void *y)
 {
-    uint64_t a = (*(dbg_snap_info *const *)x)->ptr;
-    uint64_t b = (*(dbg_snap_info *const *)y)->ptr;
+    uint64_t a = ((const diff_info_key *)x)->ptr;
+    uint64_t b = ((const diff_info_key *)y)->ptr;
     return a < b ? -1 : a > b;
-}
-
-static dbg_snap_info **diff_infos_sorted(const dbg_snap *s)
-{
-    dbg_snap_info **v = malloc((s->ninfos ? s->ninfos : 1) * sizeof(*v));
-    if (!v)
-        return NULL;
-    for (size_t i = 0; i < s->ninfos; i++)
-        v[i] = &s->infos[i];
-    qsort(v, s->ninfos, sizeof(*v), diff_info_cmp);
-    return v;
 }
 
 static const char *diff_info_name(const dbg_snap_info *in)
@@ -260,25 +254,36 @@ static const char *diff_info_name(const dbg_snap_info *in)
     return in->con ? in->con : "";
 }
 
+static diff_info_key *diff_infos_sorted(const dbg_snap *s)
+{
+    diff_info_key *v = malloc((s->ninfos ? s->ninfos : 1) * sizeof(*v));
+    if (!v)
+        return NULL;
+    for (size_t i = 0; i < s->ninfos; i++)
+        v[i] = (diff_info_key){s->infos[i].ptr, diff_info_name(&s->infos[i])};
+    qsort(v, s->ninfos, sizeof(*v), diff_info_cmp);
+    return v;
+}
+
 /* Of the info tables at addresses both snapshots have, how many they name
  * differently (*shared: how many addresses they share): code that moved,
  * so another build or another program. -1 when out of memory. */
 static long diff_renamed_tables(const dbg_snap *a, const dbg_snap *b,
                                 size_t *shared)
 {
-    dbg_snap_info **va = diff_infos_sorted(a), **vb = diff_infos_sorted(b);
+    diff_info_key *va = diff_infos_sorted(a), *vb = diff_infos_sorted(b);
     long renamed = 0;
     *shared = 0;
     if (!va || !vb)
         renamed = -1;
     for (size_t i = 0, j = 0; renamed >= 0 && i < a->ninfos && j < b->ninfos;) {
-        if (va[i]->ptr < vb[j]->ptr) {
+        if (va[i].ptr < vb[j].ptr) {
             i++;
-        } else if (va[i]->ptr > vb[j]->ptr) {
+        } else if (va[i].ptr > vb[j].ptr) {
             j++;
         } else {
             (*shared)++;
-            if (strcmp(diff_info_name(va[i]), diff_info_name(vb[j])) != 0)
+            if (strcmp(va[i].name, vb[j].name) != 0)
                 renamed++;
             i++;
             j++;
