@@ -102,7 +102,7 @@ async function interact(page) {
   const hiddenLabel = await legend.locator('.u-label').textContent();
   await legend.click();
   const filter = bandText || hiddenLabel;
-  await page.locator('#pane-table input[data-col="label"]').fill(filter);
+  await fillLive(page, page.locator('#pane-table input[data-col="label"]'), filter);
   const rowsBefore = Number(await page.locator('#table-count').getAttribute('data-rows'));
   await page.locator('#pane-table .vt-row').first().click();
   const selectedLabel = await page.locator('#pane-table .vt-row.vt-selected .c-label').textContent();
@@ -135,6 +135,18 @@ async function interact(page) {
   const message = await page.locator('.live-msg').textContent();
   const c1 = await until(page, (s) => s.samples > c0.samples, 5000, 'the requested census');
   result.census = { message, before: c0.samples, after: c1.samples };
+}
+
+// Type into an input of a live page: an update may replace the input
+// between finding it and typing (the text then goes to the old one), so
+// it is typed again until the page's input shows it.
+async function fillLive(page, locator, text) {
+  for (let i = 0; i < 10; i++) {
+    await locator.fill(text);
+    await page.waitForTimeout(150);
+    if ((await locator.inputValue().catch(() => null)) === text) return;
+  }
+  throw new Error(`the input did not keep '${text}'`);
 }
 
 // An element's box on a live page: null while an update redraws it (live
