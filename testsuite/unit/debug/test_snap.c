@@ -16,19 +16,16 @@
 
 TCase *snap_tcase(void);
 
-/* The fixture written to a temporary file and read back into memory. */
-static unsigned char *fixture_file(size_t *len)
+/* s written to a temporary file (and freed), read back into memory. */
+static unsigned char *snap_file(dbg_snap *s, size_t *len)
 {
-    dbg_snap s;
-    dbg_snap_init(&s);
-    ck_assert_int_eq(snapfix_build(&s), 0);
     char path[] = "/tmp/rtscope-snap-XXXXXX";
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     close(fd);
     uint64_t bytes = 0;
-    ck_assert_msg(dbg_snap_write(&s, path, 3, &bytes) == 0, "%s", s.err);
-    dbg_snap_free(&s);
+    ck_assert_msg(dbg_snap_write(s, path, 3, &bytes) == 0, "%s", s->err);
+    dbg_snap_free(s);
     FILE *f = fopen(path, "rb");
     ck_assert_ptr_nonnull(f);
     unsigned char *p = malloc(bytes);
@@ -38,6 +35,15 @@ static unsigned char *fixture_file(size_t *len)
     unlink(path);
     *len = (size_t)bytes;
     return p;
+}
+
+/* The fixture written to a temporary file and read back into memory. */
+static unsigned char *fixture_file(size_t *len)
+{
+    dbg_snap s;
+    dbg_snap_init(&s);
+    ck_assert_int_eq(snapfix_build(&s), 0);
+    return snap_file(&s, len);
 }
 
 typedef struct walk_acc {
@@ -103,16 +109,10 @@ START_TEST(snap_escapes_program_strings)
             s.infos[i].src[4] = strdup(evil);
         }
     }
-    char path[] = "/tmp/rtscope-snap-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    uint64_t bytes = 0;
-    ck_assert_msg(dbg_snap_write(&s, path, 3, &bytes) == 0, "%s", s.err);
-    dbg_snap_free(&s);
+    size_t len;
+    unsigned char *p = snap_file(&s, &len);
     dbg_snap l;
-    ck_assert_msg(dbg_snap_load_file(&l, path) == 0, "%s", l.err);
-    unlink(path);
+    ck_assert_msg(dbg_snap_load_mem(&l, p, len, 0) == 0, "%s", l.err);
     ck_assert(!has_ctl(l.program));
     size_t cons = 0, srcs = 0;
     for (size_t i = 0; i < l.ninfos; i++) {
@@ -128,6 +128,7 @@ START_TEST(snap_escapes_program_strings)
     ck_assert_uint_gt(cons, 0);
     ck_assert_uint_gt(srcs, 0);
     dbg_snap_free(&l);
+    free(p);
 }
 END_TEST
 
