@@ -1,8 +1,12 @@
-# rtscope: heap observability for Haskell programs on GHC 9.0.2.
+# rtscope: heap observability for Haskell programs on Debian's GHCs: 9.0.2
+# (bookworm) and 9.6.6 (trixie).
 #
-#   make            setup (Debian packages, GHC source) + patched RTS + overlay + consumer
-#   make test       everything above, the consumer's unit tests (also under
-#                   ASan+UBSan), the gates (make lint), then the whole testsuite
+#   make            setup (Debian packages, GHC source) + patched RTS + overlay + consumer,
+#                   for the host suite's GHC; GHC=9.6 (or 9.0) for the other,
+#                   built in a build root of its suite (scripts/buildroot)
+#   make test       everything above for both GHCs, the consumer's unit tests
+#                   (also under ASan+UBSan), the gates (make lint), then the
+#                   whole testsuite
 #   make lint       clang-format check, cppcheck and clang-tidy on the consumer
 #                   and the RTS additions, shellcheck, every See Note resolves
 #   make ghc-testsuite  GHC 9.0.2's own testsuite (rts, profiling, concurrent,
@@ -20,33 +24,40 @@
 PREFIX ?= /opt/rtscope
 BUILD  := _build
 JOBS   ?= $(shell nproc)
-RTS_MAKE = $(MAKE) --no-print-directory -f scripts/rts.mk -j$(JOBS) \
-           TREE=$(BUILD)/tree OUT=$(BUILD)/rts-obj LIB=$(BUILD)/lib/ghc/rts
+export JOBS
+# GHC=9.6 or GHC=9.0 picks the toolchain (see Note [Two GHCs, one tree] in
+# scripts/lib.sh); the consumer is the host's either way.
+ifneq ($(strip $(GHC)),)
+export RTSCOPE_GHC := $(GHC)
+endif
+# Both GHCs rtscope builds for: make test builds and tests each.
+GHCS := 9.0 9.6
 
-.PHONY: all setup tree rts overlay consumer test lint ghc-testsuite demo bench install clean \
-        distclean full-ghc full-ghc-test upstream
+.PHONY: all setup tree rts overlay toolchain toolchains consumer test lint ghc-testsuite demo \
+        bench install clean distclean full-ghc full-ghc-test upstream
 
 all: overlay consumer
 
-setup:
-	@scripts/setup
+# scripts/toolchain STEP: that step and those before it, for the chosen GHC
+# (in its build root when its suite is not the host's).
+setup tree rts:
+	@scripts/toolchain $@
 
-tree: setup
-	@scripts/prepare-tree
+overlay toolchain:
+	@scripts/toolchain overlay
 
-rts: tree
-	@$(RTS_MAKE) >$(BUILD)/rts-build.log 2>&1 || { tail -30 $(BUILD)/rts-build.log; \
-	  echo "rtscope: RTS build failed (full log: $(BUILD)/rts-build.log)"; exit 1; }
+toolchains:
+	@for g in $(GHCS); do $(MAKE) --no-print-directory toolchain GHC=$$g || exit 1; done
 
-overlay: rts
-	@scripts/overlay
-
-consumer: setup
+# The consumer is built on the host, with the host suite's packages.
+consumer:
+	@env -u RTSCOPE_GHC scripts/setup --packages
 	@if [ -f consumer/Makefile ]; then $(MAKE) --no-print-directory -j$(JOBS) -C consumer all; fi
 
 # The real tier's libraries are installed after the overlay is built: its
 # tests also show that the overlay sees packages installed after make.
 test: all
+	@$(MAKE) --no-print-directory toolchains
 	@scripts/setup --real
 	@if [ -f consumer/Makefile ]; then $(MAKE) --no-print-directory -j$(JOBS) -C consumer check && \
 	  $(MAKE) --no-print-directory -j$(JOBS) -C consumer asan; fi

@@ -1,14 +1,75 @@
 # Shared helpers for rtscope's scripts. Sourced, not run.
 # shellcheck shell=bash
 
-GHC_VERSION=9.0.2
-GHC_DEB_VERSION=9.0.2-4
-
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# Note [Two GHCs, one tree]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~
+# rtscope builds for two of Debian's GHCs: 9.0.2 (bookworm, oldstable) and
+# 9.6.6 (trixie, stable). RTSCOPE_GHC (make's GHC=) picks one, as 9.0,
+# 9.0.2, 9.6 or 9.6.6; unset, it is the host suite's own. Everything that
+# differs between the two is set here, once:
+#   GHC_VERSION, GHC_DEB_VERSION  the Debian package a toolchain is built from
+#   GHC_SUITE                     the Debian suite that ships it
+#   GHC_SERIES                    9.0 or 9.6: names the per-version layer
+#                                 (scripts/rts-SERIES.mk, rts-patches/SERIES/)
+#   build                         its build directory: _build (9.0.2) or
+#                                 _build/9.6, each with src/, tree/, lib/,
+#                                 bin/ (the overlay) and, for a GHC of
+#                                 another suite than the host's, root/ (a
+#                                 debootstrap build root) and enter
+# A toolchain whose suite is not the host's is built and used inside its
+# build root (scripts/buildroot): `$build/enter CMD...` runs CMD there, in
+# the current directory, with the checkout at the same path; on a host of
+# its own suite, enter just runs CMD.
+host_suite() {
+    sed -n 's/^VERSION_CODENAME=//p' /etc/os-release 2>/dev/null | head -1
+}
+case "${RTSCOPE_GHC:-}" in
+    '') case "$(host_suite)" in trixie) ghc_want=9.6 ;; *) ghc_want=9.0 ;; esac ;;
+    9.0 | 9.0.2) ghc_want=9.0 ;;
+    9.6 | 9.6.6) ghc_want=9.6 ;;
+    *)
+        echo "rtscope: GHC=$RTSCOPE_GHC is not a GHC rtscope builds for (fix: GHC=9.0 or GHC=9.6)" >&2
+        exit 2
+        ;;
+esac
+# shellcheck disable=SC2034
+case $ghc_want in
+    9.0) GHC_VERSION=9.0.2 GHC_DEB_VERSION=9.0.2-4 GHC_SUITE=bookworm GHC_SERIES=9.0 ;;
+    9.6) GHC_VERSION=9.6.6 GHC_DEB_VERSION=9.6.6-4 GHC_SUITE=trixie GHC_SERIES=9.6 ;;
+esac
+export RTSCOPE_GHC=$GHC_VERSION
+# Where a series lives, and where GHC's tree keeps the RTS's public headers
+# (includes/ in 9.0.2, rts/include/ since 9.4): the project's includes/
+# files go there.
+# The installed GHC's layout: its libdir (what ghc -B names), its public
+# RTS headers (stock_inc), where its RTS libraries are (stock_rts_a, the
+# static ones, stock_rts_so the shared ones), and the headers its configure generated, which an
+# RTS-only build takes from there (the very ones Debian's libraries were
+# compiled against; since 9.4 the event-type headers are generated too).
+# shellcheck disable=SC2034
+case $GHC_SERIES in
+    9.0)
+        patches="$top/rts-patches" rts_inc=includes
+        stock_libdir=/usr/lib/ghc stock_inc=/usr/lib/ghc/include
+        stock_rts_a=/usr/lib/ghc/rts stock_rts_so=/usr/lib/ghc/rts
+        GENERATED_HEADERS=(ghcautoconf.h ghcplatform.h DerivedConstants.h ghcversion.h)
+        ;;
+    *)
+        patches="$top/rts-patches/$GHC_SERIES" rts_inc=rts/include
+        stock_libdir=/usr/lib/ghc/lib
+        stock_inc=$stock_libdir/x86_64-linux-ghc-$GHC_VERSION/rts-1.0.2/include
+        stock_rts_so=$stock_libdir/x86_64-linux-ghc-$GHC_VERSION stock_rts_a=$stock_rts_so/rts-1.0.2
+        GENERATED_HEADERS=(ghcautoconf.h ghcplatform.h DerivedConstants.h ghcversion.h
+            rts/EventLogConstants.h rts/EventTypes.h)
+        ;;
+esac
 # rtscope's version is written once, in the RTS's rts/Rtscope.h (empty when
 # a script runs from a partial copy of the repository, as a test makes one).
 RTSCOPE_VERSION=$(sed -n 's/^#define RTSCOPE_VERSION "\(.*\)"$/\1/p' "$top/rts/Rtscope.h" 2>/dev/null || true)
 build="${RTSCOPE_BUILD:-$top/_build}"
+[ "$GHC_SERIES" = 9.0 ] || build="$build/$GHC_SERIES"
 src="$build/src/ghc-$GHC_VERSION"
 tree="$build/tree"
 
@@ -53,6 +114,13 @@ apt_get() {
 }
 
 # ---------------------------------------------------------------- packages
+# A build root's (scripts/buildroot): the GHC, what its RTS links (ffi,
+# numa for 9.6, libdw/libelf and zstd for the series), the build tools.
+# shellcheck disable=SC2034
+ROOT_PACKAGES=(
+    ghc ghc-prof libffi-dev libnuma-dev libdw-dev libelf-dev libzstd-dev libgmp-dev
+    libncurses-dev gcc make patch dpkg-dev xz-utils pkg-config binutils
+)
 # A whole GHC (scripts/build-ghc): `apt-get build-dep ghc` for amd64 without
 # the documentation tools (debian/control of ghc 9.0.2-4: pkg-config, ghc,
 # libgmp-dev, libffi-dev, libncurses-dev), plus autoreconf for ./boot
@@ -93,7 +161,7 @@ GHC_TESTSUITE_PACKAGES=(
 # call check_series first, in the main shell, since a die inside $(...)
 # would only leave the subshell).
 series_names() {
-    local series="$top/rts-patches/series"
+    local series="$patches/series"
     [ -f "$series" ] || return 0
     sed -e 's/#.*//' "$series" | awk 'NF { print $1 }'
 }
@@ -102,8 +170,8 @@ series_names() {
 check_series() {
     local p
     for p in $(series_names); do
-        [ -f "$top/rts-patches/$p" ] ||
-            die "rts-patches/series names $p, which does not exist" "add the file or drop it from series"
+        [ -f "$patches/$p" ] ||
+            die "${patches#"$top"/}/series names $p, which does not exist" "add the file or drop it from series"
     done
 }
 
@@ -112,9 +180,9 @@ check_series() {
 # with `cp -al` from the pristine source leaves the source pristine.
 apply_patch() {
     local out
-    if ! out=$(patch -d "$1" -p1 --forward --batch --no-backup-if-mismatch -r - <"$top/rts-patches/$2" 2>&1); then
+    if ! out=$(patch -d "$1" -p1 --forward --batch --no-backup-if-mismatch -r - <"$patches/$2" 2>&1); then
         echo "$out" | grep -i "fail\|reject\|can't find" | head -5 >&2
-        die "patch rts-patches/$2 does not apply to ghc $GHC_DEB_VERSION" "refresh it against _build/src/ghc-$GHC_VERSION"
+        die "patch ${patches#"$top"/}/$2 does not apply to ghc $GHC_DEB_VERSION" "refresh it against ${src#"$top"/}"
     fi
 }
 
@@ -129,6 +197,9 @@ apply_series() {
 # as paths in GHC's tree.
 project_files() {
     local d
+    # A GHC whose series is still empty is rebuilt as Debian ships it: the
+    # project's files come with the patches that hook them in.
+    [ -n "$(series_names)" ] || return 0
     for d in rts includes; do
         [ -d "$top/$d" ] || continue
         (cd "$top" && find "$d" -type f ! -name '*~' | LC_ALL=C sort)
@@ -138,7 +209,7 @@ project_files() {
 # copy_project_files DIR [FILE...]: copy the given project files (all of
 # them if none given) into the tree DIR at the same paths.
 copy_project_files() {
-    local dir=$1 f
+    local dir=$1 f t
     shift
     if [ $# -eq 0 ]; then
         # shellcheck disable=SC2046
@@ -146,9 +217,11 @@ copy_project_files() {
     fi
     for f in "$@"; do
         [ -f "$top/$f" ] || die "project file $f does not exist" "fix the list that names it"
-        mkdir -p "$dir/$(dirname "$f")"
-        rm -f "$dir/$f"
-        cp "$top/$f" "$dir/$f"
+        t=$f
+        case $f in includes/*) t="$rts_inc/${f#includes/}" ;; esac
+        mkdir -p "$dir/$(dirname "$t")"
+        rm -f "$dir/$t"
+        cp "$top/$f" "$dir/$t"
     done
 }
 
@@ -158,8 +231,8 @@ copy_project_files() {
 # copies them. A whole-GHC build runs configure instead.
 add_configure_outputs() {
     local h f
-    for h in ghcautoconf.h ghcplatform.h DerivedConstants.h ghcversion.h; do
-        [ -f "$1/includes/$h" ] || cp "/usr/lib/ghc/include/$h" "$1/includes/$h"
+    for h in "${GENERATED_HEADERS[@]}"; do
+        [ -f "$1/$rts_inc/$h" ] || cp "$stock_inc/$h" "$1/$rts_inc/$h"
     done
     for f in fs.c fs.h; do
         rm -f "$1/rts/$f"; cp "$1/utils/fs/$f" "$1/rts/$f"
@@ -204,6 +277,7 @@ elapsed() {
 sync_rts_tree() {
     local stage=$1 tree=$2 d f changed=0
     for d in rts includes utils/genapply; do
+        [ -d "$stage/$d" ] || continue # 9.6 keeps its headers in rts/include
         mkdir -p "$tree/$d"
         while read -r f; do
             if ! cmp -s "$stage/$d/$f" "$tree/$d/$f" 2>/dev/null; then

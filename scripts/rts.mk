@@ -4,68 +4,44 @@
 #
 #   make -f scripts/rts.mk TREE=_build/tree OUT=_build/rts-obj LIB=_build/lib/rts
 #
-# Flags mirror GHC 9.0.2's rts/ghc.mk and mk/ways.mk as Debian builds them,
-# except that every way has tracing (-eventlog) on, as GHC 9.4 does, so that
-# `+RTS -l` works without linking with -eventlog. Dependencies come from the
-# C preprocessor (-MMD), so touching one file rebuilds only what includes it.
+# The installed ghc (HC) says which GHC the tree is for; what differs
+# between GHCs (sources, ways, flags, library names) is in its layer,
+# scripts/rts-SERIES.mk: 9.0.2's mirrors its rts/ghc.mk and mk/ways.mk,
+# 9.6.6's the flags Hadrian gives (hadrian/src/Settings/Packages.hs), as
+# Debian builds each. Dependencies come from the C preprocessor (-MMD), so
+# touching one file rebuilds only what includes it.
 
 TREE ?= _build/tree
 OUT  ?= _build/rts-obj
 LIB  ?= _build/lib/ghc/rts
 GEN  ?= $(OUT)/gen
 HC   ?= /usr/bin/ghc
-# The profiling ways Debian's ghc-prof ships, when it is installed (setup
-# installs it): programs built with -prof link these.
-PROF_WAYS ?= $(if $(wildcard /usr/lib/ghc/rts/libHSrts_p.a),p thr_p debug_p thr_debug_p)
-WAYS ?= v l thr thr_l debug thr_debug dyn l_dyn thr_dyn thr_l_dyn debug_dyn thr_debug_dyn $(PROF_WAYS)
+GHC_VERSION := $(shell $(HC) --numeric-version)
+GHC_SERIES  := $(basename $(GHC_VERSION))
+GHC_LIBDIR  := $(shell $(HC) --print-libdir)
+PLATFORM := x86_64-unknown-linux
 # Sanitizer ways (see "Sanitizer ways" below): built after WAYS, into
 # ASAN_LIB under the library names of their base way.
-ASAN_WAYS ?= thr_asan asan
 ASAN_LIB  ?= $(LIB)-asan
 
-GHC_VERSION := 9.0.2
-PLATFORM := x86_64-unknown-linux
+# The GHC's own layer: RTS_INC, WAYS, PROF_WAYS, ASAN_WAYS, C_SRCS,
+# CMM_SRCS, S_SRCS, WARNING_OPTS, HC_OPTS_VERSION, way_hc_WAY, TWIN_WAYS,
+# RTS_LIB_NAME.
+include $(dir $(lastword $(MAKEFILE_LIST)))rts-$(GHC_SERIES).mk
 
 .SUFFIXES:
 .DELETE_ON_ERROR:
 
-# ---------------------------------------------------------------- sources
-RTS_DIRS := hooks sm eventlog linker linker/macho posix
-C_SRCS := $(filter-out xxhash.c,$(patsubst $(TREE)/rts/%,%,\
-            $(wildcard $(TREE)/rts/*.c $(foreach d,$(RTS_DIRS),$(TREE)/rts/$(d)/*.c)))) \
-          adjustor/NativeAmd64.c
-CMM_SRCS := $(patsubst $(TREE)/rts/%,%,$(wildcard $(TREE)/rts/*.cmm))
-S_SRCS := StgCRunAsm.S
-
 # ---------------------------------------------------------------- flags
-STANDARD_OPTS := -I$(TREE)/includes -I$(TREE)/rts -I$(GEN) -DCOMPILING_RTS -DFS_NAMESPACE=rts
-
-WARNING_OPTS := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes \
-  -Wmissing-declarations -Wpointer-arith -Wmissing-noreturn -Wnested-externs \
-  -Wredundant-decls -Wno-aggregate-return
+STANDARD_OPTS := -I$(TREE)/$(RTS_INC) -I$(TREE)/rts -I$(GEN) -DCOMPILING_RTS -DFS_NAMESPACE=rts
 
 # HC_OPTS reach both .c and .cmm compilations (GHC passes -optc to the Cmm
 # preprocessor too); CC_OPTS only .c.
-HC_OPTS := $(STANDARD_OPTS) -this-unit-id rts -dcmm-lint
-CC_OPTS := $(WARNING_OPTS) $(STANDARD_OPTS) -fno-strict-aliasing -fno-common
-
-way_hc_v         := -static -eventlog
-way_hc_l         := -static -eventlog
-way_hc_thr       := -static -optc-DTHREADED_RTS -eventlog
-way_hc_thr_l     := -static -optc-DTHREADED_RTS -eventlog
-way_hc_debug     := -static -optc-DDEBUG -ticky -DTICKY_TICKY -eventlog
-way_hc_thr_debug := -static -optc-DTHREADED_RTS -optc-DDEBUG -eventlog
-way_hc_dyn           := -fPIC -dynamic -eventlog
-way_hc_l_dyn         := -fPIC -dynamic -eventlog
-way_hc_thr_dyn       := -fPIC -dynamic -optc-DTHREADED_RTS -eventlog
-way_hc_thr_l_dyn     := -fPIC -dynamic -optc-DTHREADED_RTS -eventlog
-way_hc_debug_dyn     := -fPIC -dynamic -optc-DDEBUG -ticky -DTICKY_TICKY -eventlog
-way_hc_thr_debug_dyn := -fPIC -dynamic -optc-DTHREADED_RTS -optc-DDEBUG -eventlog
-# Profiling ways (PROF_WAYS): those Debian's ghc-prof ships, static only.
-way_hc_p           := -static -prof -optc-DPROFILING -eventlog
-way_hc_thr_p       := -static -prof -optc-DPROFILING -optc-DTHREADED_RTS -eventlog
-way_hc_debug_p     := -static -prof -optc-DPROFILING -optc-DDEBUG -eventlog
-way_hc_thr_debug_p := -static -prof -optc-DPROFILING -optc-DTHREADED_RTS -optc-DDEBUG -eventlog
+# __FILE__ (in assertion and barf messages) names a file as GHC's own build
+# does, from the top of its tree (rts/Arena.c), not by our tree's path.
+SRC_PREFIX_MAP := -fmacro-prefix-map=$(TREE)/=
+HC_OPTS := $(STANDARD_OPTS) -this-unit-id rts -optc$(SRC_PREFIX_MAP) $(HC_OPTS_VERSION)
+CC_OPTS := $(WARNING_OPTS) $(STANDARD_OPTS) -fno-strict-aliasing $(SRC_PREFIX_MAP) $(CC_OPTS_VERSION)
 
 # Sanitizer ways: WAY_asan (and plain `asan` for v) is its base way's RTS
 # with every C file compiled by gcc at -O1 with AddressSanitizer and
@@ -83,12 +59,12 @@ asan_base = $(if $(filter asan,$(1)),v,$(patsubst %_asan,%,$(1)))
 is_asan   = $(filter asan %_asan,$(1))
 
 # $(call way_opt_hc,WAY) / $(call way_opt_cc,WAY)
-way_opt_hc = $(way_hc_$(1)) $(if $(findstring debug,$(1)),-O0,-O2)
+way_opt_hc = $(way_hc_$(1)) $(call hc_olevel,$(1))
 way_opt_cc = $(if $(call is_asan,$(1)),-fno-omit-frame-pointer -O1 -g $(SANITIZE),\
                $(if $(findstring debug,$(1)),-fno-omit-frame-pointer -O0 -g3,-O2 -fomit-frame-pointer -g)) \
              $(if $(findstring dyn,$(1)),-DDYNAMIC) -DRtsWay=\"rts_$(1)\"
 
-# per-file options, as rts/ghc.mk
+# per-file options, as rts/ghc.mk (Hadrian's rtsPackageArgs likewise)
 file_cc_RtsMessages := -DProjectVersion=\"$(GHC_VERSION)\"
 file_cc_Trace       := -DProjectVersion=\"$(GHC_VERSION)\"
 file_cc_RtsUtils    := -DProjectVersion=\"$(GHC_VERSION)\" \
@@ -101,24 +77,15 @@ file_cc_sm/Compact  := -Wno-inline -finline-limit=2500
 file_cc_sm/Evac     := -funroll-loops
 file_cc_sm/Evac_thr := -funroll-loops
 file_cc_StgCRun     := -w
+file_cc_sm/Compact  += $(CC_COMPACT_VERSION)
 
-# Twin ways: with tracing in every way, the eventlog ways compile exactly
-# as their plain twins (same flags) but for -DRtsWay, the name `+RTS --info`
-# and the eventlog's header report. A twin way compiles only the files that
-# use RtsWay (TWIN_OWN) and takes every other object from its twin: four
-# ways' worth of compilation saved, libraries identical to compiling all.
-twin_l         := v
-twin_thr_l     := thr
-twin_l_dyn     := dyn
-twin_thr_l_dyn := thr_dyn
-TWIN_OWN := RtsUtils.c Trace.c
 twin_of = $(or $(twin_$(1)),$(1))
 
 # the objects of one way: $(call objs,WAY); a sanitizer way takes all but
 # its C objects from its base way, a twin way all but TWIN_OWN from its twin
 nonc_way = $(if $(call is_asan,$(1)),$(call asan_base,$(1)),$(call twin_of,$(1)))
 c_way    = $(if $(filter $(2),$(TWIN_OWN)),$(1),$(call twin_of,$(1)))
-objs = $(foreach c,$(C_SRCS),$(OUT)/$(call c_way,$(1),$(c))/$(c:.c=.o)) \
+objs = $(foreach c,$(call way_c_srcs,$(1)),$(OUT)/$(call c_way,$(1),$(c))/$(c:.c=.o)) \
        $(patsubst %.cmm,$(OUT)/$(call nonc_way,$(1))/%.o,$(CMM_SRCS)) \
        $(OUT)/$(call nonc_way,$(1))/AutoApply.o \
        $(patsubst %.S,$(OUT)/$(call nonc_way,$(1))/%.o,$(S_SRCS))
@@ -127,8 +94,8 @@ objs = $(foreach c,$(C_SRCS),$(OUT)/$(call c_way,$(1),$(c))/$(c:.c=.o)) \
 # a sanitizer way's is its base way's, in ASAN_LIB
 way_base = $(patsubst %_dyn,%,$(patsubst dyn,v,$(1)))
 way_tag  = $(if $(filter v,$(call way_base,$(1))),,_$(call way_base,$(1)))
-lib_of   = $(if $(call is_asan,$(1)),$(ASAN_LIB)/libHSrts$(call way_tag,$(call asan_base,$(1))).a,\
-             $(LIB)/libHSrts$(call way_tag,$(1))$(if $(findstring dyn,$(1)),-ghc$(GHC_VERSION).so,.a))
+lib_of   = $(if $(call is_asan,$(1)),$(ASAN_LIB)/lib$(RTS_LIB_NAME)$(call way_tag,$(call asan_base,$(1))).a,\
+             $(LIB)/lib$(RTS_LIB_NAME)$(call way_tag,$(1))$(if $(findstring dyn,$(1)),-ghc$(GHC_VERSION).so,.a))
 
 # A sanitizer way shares its base way's Cmm and assembler objects, so it is
 # built only along with its base way (WAYS=thr: thr and thr_asan).
@@ -141,10 +108,10 @@ all: $(LIBS)
 # Generated by the tree's own genapply, built with the installed ghc.
 $(GEN)/genapply: $(TREE)/utils/genapply/Main.hs
 	@mkdir -p $(GEN)/genapply.o
-	$(HC) -O0 -v0 -outputdir $(GEN)/genapply.o -I$(TREE)/includes $< -o $@
+	$(HC) -O0 -v0 -outputdir $(GEN)/genapply.o -I$(TREE)/$(RTS_INC) $(GENAPPLY_HC_OPTS) $< -o $@
 
 $(GEN)/AutoApply.cmm: $(GEN)/genapply
-	$(GEN)/genapply >$@.tmp && mv $@.tmp $@
+	$(GEN)/genapply $(GENAPPLY_ARGS) >$@.tmp && mv $@.tmp $@
 
 # ---------------------------------------------------------------- per way
 # GHC preprocesses Cmm with a temporary header (/tmp/ghcNNN_0/ghc_2.h) that
@@ -163,12 +130,11 @@ fix_cmm_deps = sed -i -e '\|^/tmp/ghc[^ ]*:$$$$|d' -e 's| /tmp/ghc[^ ]*||g' $(1)
 # -DTRACING, -prof -DPROFILING, -D and -optc flags as they are, -O2 itself
 # (ghc's -O0 passes none). scripts/check-rts-cc compares the objects with
 # ghc -c's: equal in all 18 ways.
-GHC_LIBDIR := $(shell $(HC) --print-libdir)
 GHC_SETTING = $(shell sed -n 's/.*("$(1)", "\(.*\)").*/\1/p' $(GHC_LIBDIR)/settings)
 CC := $(or $(call GHC_SETTING,C compiler command),cc)
 GHC_CC_FLAGS := $(call GHC_SETTING,C compiler flags) \
   $(if $(filter YES,$(call GHC_SETTING,C compiler supports -no-pie)),-no-pie) \
-  -Wimplicit -include $(GHC_LIBDIR)/include/ghcversion.h
+  -Wimplicit -include $(TREE)/$(RTS_INC)/ghcversion.h
 GHC_PKG ?= $(dir $(HC))ghc-pkg
 GHC_PKG_INCS := $(addprefix -I,$(foreach p,base ghc-bignum rts,\
   $(shell $(GHC_PKG) field $(p) include-dirs --simple-output 2>/dev/null)))
@@ -218,8 +184,7 @@ $(foreach w,$(RULE_WAYS),$(eval $(call way_rules,$(w))))
 # static: an archive; dynamic: a shared library linked as rts/ghc.mk does,
 # against the rts package's extra-libraries (plus libdw/libelf for
 # provenance).
-EXTRA_LIBS_FILE ?= rts-patches/extra-libraries
-RTS_EXTRA_LIBS := -lm -lrt -ldl -lffi \
+RTS_EXTRA_LIBS := $(RTS_STOCK_LIBS) \
   $(addprefix -l,$(shell sed -e 's/#.*//' $(EXTRA_LIBS_FILE) 2>/dev/null))
 
 define lib_rules

@@ -817,6 +817,33 @@ START_TEST(test_undeclared_type_is_error)
 }
 END_TEST
 
+/* GHC 9.6 writes the end-of-data marker as the last two bytes of its
+ * last block (9.0.2 after it): read whole, every event, no error,
+ * whether the bytes come at once or one by one. */
+START_TEST(test_data_end_closing_a_block)
+{
+    elbuild b;
+    eb_init(&b);
+    eb_header_std(&b, 0, NULL);
+    eb_block_begin(&b, EL_CAP_NONE, 1);
+    eb_event(&b, EL_GC_START, 2, NULL, 0);
+    eb_event(&b, EL_GC_END, 3, NULL, 0);
+    eb_data_end(&b);
+    eb_block_end(&b, 3);
+    for (size_t chunk = 1; chunk <= b.len; chunk += b.len - 1) {
+        recs r = {0};
+        el_error err;
+        ck_assert_int_eq(feed_all(b.buf, b.len, chunk, &r, &err), EL_OK);
+        size_t gc = 0;
+        for (size_t i = 0; i < r.n; i++)
+            gc += r.v[i].type == EL_GC_START || r.v[i].type == EL_GC_END;
+        ck_assert_uint_eq(gc, 2);
+        free(r.v);
+    }
+    eb_free(&b);
+}
+END_TEST
+
 START_TEST(test_event_past_block_end_is_error)
 {
     elbuild b;
@@ -1364,7 +1391,8 @@ START_TEST(test_reader_file_equals_pipe)
             v.len = 200 + (size_t)(variant - 2) * (good.len - 200) / 98;
         } else if (variant == 100) {
             /* 0xffff at an event start in the middle of a closed block:
-             * the RTS never writes the end marker inside a block */
+             * the RTS writes the end marker after its last block (9.0.2)
+             * or as that block's last two bytes (9.6), nowhere else */
             size_t at = good.len / 2;
             seen s;
             el_reader_result r;
@@ -1631,6 +1659,7 @@ static Suite *decoder_suite(void)
     tcase_add_test(tc, test_byte_feeding_equals_whole);
     tcase_add_test(tc, test_truncation_every_offset);
     tcase_add_test(tc, test_undeclared_type_is_error);
+    tcase_add_test(tc, test_data_end_closing_a_block);
     tcase_add_test(tc, test_event_past_block_end_is_error);
     tcase_add_test(tc, test_garbage_after_header);
     suite_add_tcase(s, tc);

@@ -303,10 +303,12 @@ static int decoder_next_fast(el_decoder *dec, el_event *ev)
 /* The end-of-data marker at dec->offset. */
 static el_status decoder_data_end(el_decoder *dec)
 {
-    /* The RTS writes the end marker after its last block, never in one:
-     * 0xffff inside a closed block is corrupt data. */
+    /* GHC 9.0.2 writes the end marker after its last block; 9.6 as the
+     * last two bytes of it (endEventLogging posts it into the open global
+     * block, then closes that block). Anywhere else in a closed block,
+     * 0xffff is corrupt data. */
     if (dec->in_block && dec->block_end != UINT64_MAX &&
-        dec->offset < dec->block_end)
+        dec->offset + 2 < dec->block_end)
         return decoder_fail(dec, EL_ERR_FORMAT, dec->offset,
                             "corrupt data: end-of-data marker inside "
                             "the block that ends at offset %llu",
