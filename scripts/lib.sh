@@ -115,11 +115,13 @@ apt_get() {
 
 # ---------------------------------------------------------------- packages
 # A build root's (scripts/buildroot): the GHC, what its RTS links (ffi,
-# numa for 9.6, libdw/libelf and zstd for the series), the build tools.
+# numa for 9.6, libdw/libelf and zstd for the series), the build tools,
+# and the suite's own ghc-events, the tests' peer parser of its eventlogs.
 # shellcheck disable=SC2034
 ROOT_PACKAGES=(
     ghc ghc-prof libffi-dev libnuma-dev libdw-dev libelf-dev libzstd-dev libgmp-dev
     libncurses-dev gcc make patch dpkg-dev xz-utils pkg-config binutils
+    libghc-ghc-events-dev
 )
 # A whole GHC (scripts/build-ghc): `apt-get build-dep ghc` for amd64 without
 # the documentation tools (debian/control of ghc 9.0.2-4: pkg-config, ghc,

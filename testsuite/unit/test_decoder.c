@@ -1222,6 +1222,100 @@ static el_status run_seen(const char *path, const uint8_t *wanted,
     return run_seen_budget(path, wanted, unordered, 0, out, res, err);
 }
 
+/* A 9.6-style log: the global block holds three IPE events, each declared
+ * one byte longer than written (the last one ends the block, so its
+ * declared length runs one byte into the next block), then cap 0's block
+ * with a GC. */
+static void build_ipe96(elbuild *b)
+{
+    static const char *names[3] = {"a_info", "bb_info", "ccc_info"};
+    eb_init(b);
+    eb_header_std(b, 0, NULL);
+    eb_block_begin(b, EL_CAP_NONE, 1);
+    for (int i = 0; i < 3; i++) {
+        elbuild p;
+        eb_init(&p);
+        eb_u64(&p, 0x400000u + 0x40u * (unsigned)i);
+        eb_cstr(&p, names[i]);
+        eb_cstr(&p, "15");
+        eb_cstr(&p, "[Int]");
+        eb_cstr(&p, "main");
+        eb_cstr(&p, "Main");
+        eb_cstr(&p, i == 1 ? ":" : "Main.hs:3:1-9");
+        eb_var_event(b, EL_IPE, 2 + (uint64_t)i, p.buf, p.len);
+        /* the declared length, one more than written */
+        b->buf[b->len - p.len - 1]++;
+        eb_free(&p);
+    }
+    eb_block_end(b, 5);
+    eb_block_begin(b, 0, 6);
+    eb_event(b, EL_GC_START, 7, NULL, 0);
+    eb_block_end(b, 8);
+    eb_data_end(b);
+}
+
+/* The n-th IPE event's location: none for the second (9.6's ":"), else
+ * "Main.hs:3:1-9". */
+static int ipe_srcloc_check(void *ctx, el_event *ev)
+{
+    int *n = ctx;
+    if (ev->type != EL_IPE)
+        return 0;
+    ck_assert_int_eq(el_event_decode(ev, NULL), EL_OK);
+    ck_assert_uint_eq(ev->u.ipe.srcloc.len, *n == 1 ? 0 : 13);
+    (*n)++;
+    return 0;
+}
+
+/* GHC 9.6.6's IPE events, one byte shorter than declared (Note [GHC 9.6's
+ * IPE events are one byte short]), are read whole and the events after
+ * them too: fed at once or byte by byte, from a file sparse or dense,
+ * wanted or skipped; ":" reads as no location. */
+START_TEST(test_ipe_one_byte_short)
+{
+    static uint8_t want_ipe[65536], want_gc[65536];
+    static seen sn;
+    elbuild b;
+    build_ipe96(&b);
+    want_ipe[EL_IPE] = 1;
+    want_gc[EL_GC_START] = 1;
+    for (size_t chunk = 1; chunk <= b.len; chunk += b.len - 1) {
+        recs r = {0};
+        el_error err;
+        ck_assert_int_eq(feed_all(b.buf, b.len, chunk, &r, &err), EL_OK);
+        size_t ipe = 0, gc = 0;
+        for (size_t i = 0; i < r.n; i++) {
+            ipe += r.v[i].type == EL_IPE;
+            gc += r.v[i].type == EL_GC_START;
+        }
+        ck_assert_uint_eq(ipe, 3);
+        ck_assert_uint_eq(gc, 1);
+        free(r.v);
+    }
+    char *path = write_temp(&b);
+    const uint8_t *wanted[3] = {NULL, want_ipe, want_gc};
+    for (int w = 0; w < 3; w++)
+        for (size_t budget = 0; budget < 2; budget++) {
+            el_reader_result res;
+            el_error err;
+            ck_assert_int_eq(run_seen_budget(path, wanted[w], 0, budget, &sn,
+                                             &res, &err),
+                             EL_OK);
+            ck_assert_uint_eq(sn.counts[EL_IPE], 3);
+            ck_assert_uint_eq(sn.counts[EL_GC_START], 1);
+            free(sn.evs.v);
+        }
+    el_decoder *dec = el_decoder_new(NULL);
+    int n = 0;
+    el_decoder_feed(dec, b.buf, b.len, ipe_srcloc_check, &n);
+    ck_assert_int_eq(n, 3);
+    el_decoder_free(dec);
+    unlink(path);
+    free(path);
+    eb_free(&b);
+}
+END_TEST
+
 /* A filtered sink gets exactly the wanted subsequence of what an
  * unfiltered one gets, the same counts, the same event total and the same
  * truncation point, for the exact file merge and the stream path, for a
@@ -1660,6 +1754,7 @@ static Suite *decoder_suite(void)
     tcase_add_test(tc, test_truncation_every_offset);
     tcase_add_test(tc, test_undeclared_type_is_error);
     tcase_add_test(tc, test_data_end_closing_a_block);
+    tcase_add_test(tc, test_ipe_one_byte_short);
     tcase_add_test(tc, test_event_past_block_end_is_error);
     tcase_add_test(tc, test_garbage_after_header);
     suite_add_tcase(s, tc);

@@ -162,10 +162,17 @@ static const uint8_t *decoder_ensure(el_decoder *dec, size_t n)
 
 static void decoder_consume(el_decoder *dec, size_t n)
 {
-    if (dec->pend_len)
+    if (dec->pend_len > n) {
+        /* an event that ended short of the bytes gathered for it (Note
+         * [GHC 9.6's IPE events are one byte short]): the rest is the next
+         * event's */
+        memmove(dec->pend, dec->pend + n, dec->pend_len - n);
+        dec->pend_len -= n;
+    } else if (dec->pend_len) {
         dec->pend_len = 0;
-    else
+    } else {
         dec->in_pos += n;
+    }
     dec->offset += n;
 }
 
@@ -284,7 +291,7 @@ static int decoder_next_fast(el_decoder *dec, el_event *ev)
     const uint8_t *p = dec->in + dec->in_pos;
     uint16_t type = bytes_get_u16(p);
     uint16_t size;
-    if (type == DATA_END || type == EL_BLOCK_MARKER ||
+    if (type == DATA_END || type == EL_BLOCK_MARKER || type == EL_IPE ||
         typetab_lookup_inline(dec->tab, type, &size) != 0)
         return 0;
     size_t head = size == EL_SIZE_VARIABLE ? 12 : 10;
@@ -364,6 +371,24 @@ int decoder_block_done(el_decoder *dec, uint16_t *cap, uint64_t *end_ts)
     return 1;
 }
 
+/* Note [GHC 9.6's IPE events are one byte short]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * An IPE event's payload is the info table's address and six strings, each
+ * ending in a NUL, the last "file:span". GHC 9.6's postIPE writes the file
+ * and the span joined by a colon, with one NUL, but declares the length
+ * as if each had its own (the colon and a NUL for the file, one more for
+ * the span): every IPE event of a 9.6 RTS says one byte more than it
+ * wrote, and the next event starts at that byte. ghc-events reads the
+ * strings and takes the next event from where they end; so does the
+ * decoder, for IPE events only: when the six strings end exactly one
+ * byte before the declared end, the event ends there. Anything else is
+ * framed by its declared length as every event is (a GHC whose IPE events
+ * carry more after the strings keeps them, as trailing fields). The fast
+ * paths (decoder_next_fast, decoder_skip, scan_wanted, and the file
+ * reader's cursor_next_in_run) never frame an IPE event; they leave it to
+ * decoder_next_event and the reader's cursor_frame, which both call
+ * ipe_framed_len (decoder_impl.h).
+ */
 static el_status decoder_next_event(el_decoder *dec, el_event *ev)
 {
     if (decoder_next_fast(dec, ev))
@@ -387,6 +412,10 @@ static el_status decoder_next_event(el_decoder *dec, el_event *ev)
     size_t total = head + plen;
     if (!(p = decoder_ensure(dec, total)))
         return EL_NEED_MORE;
+    if (type == EL_IPE && size == EL_SIZE_VARIABLE) {
+        plen = ipe_framed_len(p + head, plen, plen);
+        total = head + plen;
+    }
 
     event_frame(ev, p, (uint32_t)head, plen, dec->offset);
 
@@ -445,9 +474,10 @@ static void decoder_skip_table(el_decoder *dec, const uint8_t *wanted)
         uint32_t v = dec->tab->lo[t];
         uint32_t size = v & 0xffffu;
         /* Never passed over, wanted or not: what the merge orders by (see
-         * Note [Skipping unwanted events]). */
+         * Note [Skipping unwanted events]), and IPE events, framed by what
+         * they hold (Note [GHC 9.6's IPE events are one byte short]). */
         if (!v || wanted[t] || t == EL_BLOCK_MARKER || t == EL_CAP_CREATE ||
-            t == EL_CAPSET_ASSIGN_CAP)
+            t == EL_CAPSET_ASSIGN_CAP || t == EL_IPE)
             dec->skip_len[t] = 0;
         else if (size == EL_SIZE_VARIABLE)
             dec->skip_len[t] = SKIP_VARIABLE;
@@ -563,7 +593,7 @@ static uint64_t scan_wanted(el_decoder *dec, const uint8_t *wanted,
         uint16_t type = bytes_get_u16(p), size;
         if (type >= TYPETAB_DIRECT || (wanted && !wanted[type]) ||
             type == EL_BLOCK_MARKER || type == EL_CAP_CREATE ||
-            type == EL_CAPSET_ASSIGN_CAP ||
+            type == EL_CAPSET_ASSIGN_CAP || type == EL_IPE ||
             typetab_lookup_inline(dec->tab, type, &size) != 0)
             break;
         size_t head = size == EL_SIZE_VARIABLE ? 12 : 10;

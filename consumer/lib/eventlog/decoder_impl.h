@@ -4,6 +4,7 @@
 
 #include "bytes.h"
 #include "rtscope/eventlog.h"
+#include <string.h>
 
 #include <stdint.h>
 
@@ -22,6 +23,26 @@ static inline void event_frame(el_event *ev, const uint8_t *p, uint32_t head,
     ev->payload_len = plen;
     ev->decoded_len = 0;
     ev->known = 0;
+}
+
+/* The length of an IPE event's payload as the RTS wrote it, given the
+ * length it declared and the bytes of it at hand (`avail`, at most
+ * `declared`): one less than declared when its six strings end one byte
+ * early. See Note [GHC 9.6's IPE events are one byte short] in decoder.c. */
+static inline uint32_t ipe_framed_len(const uint8_t *payload, uint32_t declared,
+                                      uint32_t avail)
+{
+    uint32_t at = 8;
+    if (avail > declared)
+        avail = declared;
+    for (int field = 0; field < 6; field++) {
+        const uint8_t *nul =
+            at < avail ? memchr(payload + at, 0, avail - at) : NULL;
+        if (!nul)
+            return declared;
+        at = (uint32_t)(nul - payload) + 1;
+    }
+    return at + 1 == declared ? at : declared;
 }
 
 /* Consume, without returning them, the whole events at the front of the

@@ -390,6 +390,10 @@ static void decode_ipe(el_event *ev, payload_reader *r)
     ev->u.ipe.label = reader_cstr(r, "label");
     ev->u.ipe.module = reader_cstr(r, "module");
     ev->u.ipe.srcloc = reader_cstr(r, "source location");
+    /* GHC 9.6 writes file ":" span even when it has neither (a return
+     * frame's table): ":" is no location, as 9.2's empty string */
+    if (ev->u.ipe.srcloc.len == 1 && ev->u.ipe.srcloc.ptr[0] == ':')
+        ev->u.ipe.srcloc.len = 0;
 }
 
 static void decode_conc_mark_end(el_event *ev, payload_reader *r)

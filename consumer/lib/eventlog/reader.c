@@ -439,6 +439,19 @@ static el_status cursor_frame(source *src, const reader_ctx *rc,
     if (need < head)
         goto changed;
     uint32_t plen = size == EL_SIZE_VARIABLE ? bytes_get_u16(b + 10) : size;
+    if (bytes_get_u16(b) == EL_IPE && size == EL_SIZE_VARIABLE) {
+        /* see ipe_framed_len: 9.6's last IPE event of a run declares one
+         * byte past the run's end */
+        if (plen && at + head + plen - 1 > c->win_end) {
+            el_status st = cursor_fill(src, ix, c, r, at, err);
+            if (st != EL_OK)
+                return st;
+            b = c->buf;
+        }
+        uint64_t have = c->win_end - at - head;
+        plen =
+            ipe_framed_len(b + head, plen, have < plen ? (uint32_t)have : plen);
+    }
     if (head + plen > end - at)
         goto changed;
     if (at + head + plen > c->win_end) { /* the event goes on past buf */
@@ -471,7 +484,8 @@ static int cursor_next_in_run(const reader_ctx *rc, cursor *c)
         return 0;
     const uint8_t *b = c->buf + (at - c->win_start);
     uint16_t size;
-    if (typetab_lookup_inline(rc->types, bytes_get_u16(b), &size))
+    if (bytes_get_u16(b) == EL_IPE ||
+        typetab_lookup_inline(rc->types, bytes_get_u16(b), &size))
         return 0;
     uint32_t head = size == EL_SIZE_VARIABLE ? 12 : 10;
     uint32_t plen = size == EL_SIZE_VARIABLE ? bytes_get_u16(b + 10) : size;
