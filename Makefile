@@ -9,9 +9,10 @@
 #                   whole testsuite
 #   make lint       clang-format check, cppcheck and clang-tidy on the consumer
 #                   and the RTS additions, shellcheck, every See Note resolves
-#   make ghc-testsuite  GHC 9.0.2's own testsuite (rts, profiling, concurrent,
-#                   ffi; rts also threaded1, threaded2, dyn) with the overlay;
-#                   its failures again with stock ghc; fails on regressions
+#   make ghc-testsuite  GHC's own testsuite (rts, profiling, concurrent, ffi;
+#                   rts also threaded1, threaded2, dyn) with the overlay; its
+#                   failures again with stock ghc; fails on regressions
+#                   (GHC=9.6: 9.6's, in its build root)
 #   make demo       build, run an instrumented program, write its reports
 #   make bench      the benchmarks (ratios measured side by side)
 #   make install    PREFIX=/opt/rtscope: overlay, wrappers, consumer
@@ -72,7 +73,6 @@ lint: tree consumer
 # GHC's testsuite is read from ../shared (or $RTSCOPE_SHARED), never copied
 # into the repository: see scripts/ghc-testsuite.
 ghc-testsuite: all
-	@scripts/setup --ghc-testsuite
 	@scripts/ghc-testsuite
 
 demo: all

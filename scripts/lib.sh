@@ -153,6 +153,8 @@ GHC_TESTSUITE_PACKAGES=(
     python3 ghostscript ghc-prof
     libghc-random-dev libghc-async-dev libghc-parallel-dev
 )
+# 9.6's driver looks for a UTF-8 locale, which a minbase root lacks.
+[ "$GHC_SERIES" = 9.0 ] || GHC_TESTSUITE_PACKAGES+=(locales-all)
 
 # ---------------------------------------------------------------- the tree
 # Shared by scripts/prepare-tree (the RTS-only tree), scripts/build-ghc (a
