@@ -72,8 +72,9 @@ lint: tree consumer
 
 # GHC's testsuite is read from ../shared (or $RTSCOPE_SHARED), never copied
 # into the repository: see scripts/ghc-testsuite.
+# GHC_TESTSUITE_RUNS: some of its runs only (scripts/ghc-testsuite -h)
 ghc-testsuite: all
-	@scripts/ghc-testsuite
+	@scripts/ghc-testsuite $(GHC_TESTSUITE_RUNS)
 
 demo: all
 	@scripts/demo

@@ -153,8 +153,10 @@ GHC_TESTSUITE_PACKAGES=(
     python3 ghostscript ghc-prof
     libghc-random-dev libghc-async-dev libghc-parallel-dev
 )
-# 9.6's driver looks for a UTF-8 locale, which a minbase root lacks.
-[ "$GHC_SERIES" = 9.0 ] || GHC_TESTSUITE_PACKAGES+=(locales-all)
+# 9.6's driver looks for a UTF-8 locale and calls git (its performance
+# notes), and tests of C++ foreign code (T11829, T20199) need g++: a minbase
+# root has none of them.
+[ "$GHC_SERIES" = 9.0 ] || GHC_TESTSUITE_PACKAGES+=(locales-all git g++)
 
 # ---------------------------------------------------------------- the tree
 # Shared by scripts/prepare-tree (the RTS-only tree), scripts/build-ghc (a
