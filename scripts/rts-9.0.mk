@@ -23,8 +23,6 @@ WARNING_OPTS := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes \
   -Wredundant-decls -Wno-aggregate-return
 CC_OPTS_VERSION := -fno-common
 HC_OPTS_VERSION := -dcmm-lint
-CC_COMPACT_VERSION :=
-GENAPPLY_HC_OPTS :=
 GENAPPLY_ARGS :=
 
 way_hc_v         := -static -eventlog

@@ -29,8 +29,6 @@ WARNING_OPTS := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes \
   -Wnested-externs -Wredundant-decls -Wundef
 CC_OPTS_VERSION := -fomit-frame-pointer
 HC_OPTS_VERSION :=
-CC_COMPACT_VERSION := -Wno-inline
-GENAPPLY_HC_OPTS :=
 GENAPPLY_ARGS = $(TREE)/$(RTS_INC)/DerivedConstants.h
 
 way_hc_v             := -static
