@@ -45,7 +45,9 @@ export RTSCOPE_GHC=$GHC_VERSION
 # files go there.
 # The installed GHC's layout: its libdir (what ghc -B names), its public
 # RTS headers (stock_inc), where its RTS libraries are (stock_rts_a, the
-# static ones, stock_rts_so the shared ones), and the headers its configure generated, which an
+# static ones, stock_rts_so the shared ones), the rts package's file in its
+# database and its vanilla library's name (rts_conf, rts_lib_a: the
+# overlay's are named alike), and the headers its configure generated, which an
 # RTS-only build takes from there (the very ones Debian's libraries were
 # compiled against; since 9.4 the event-type headers are generated too).
 # shellcheck disable=SC2034
@@ -54,6 +56,7 @@ case $GHC_SERIES in
         patches="$top/rts-patches" rts_inc=includes
         stock_libdir=/usr/lib/ghc stock_inc=/usr/lib/ghc/include
         stock_rts_a=/usr/lib/ghc/rts stock_rts_so=/usr/lib/ghc/rts
+        rts_conf=rts.conf rts_lib_a=libHSrts.a
         GENERATED_HEADERS=(ghcautoconf.h ghcplatform.h DerivedConstants.h ghcversion.h)
         ;;
     *)
@@ -61,6 +64,7 @@ case $GHC_SERIES in
         stock_libdir=/usr/lib/ghc/lib
         stock_inc=$stock_libdir/x86_64-linux-ghc-$GHC_VERSION/rts-1.0.2/include
         stock_rts_so=$stock_libdir/x86_64-linux-ghc-$GHC_VERSION stock_rts_a=$stock_rts_so/rts-1.0.2
+        rts_conf=rts-1.0.2.conf rts_lib_a=libHSrts-1.0.2.a
         GENERATED_HEADERS=(ghcautoconf.h ghcplatform.h DerivedConstants.h ghcversion.h
             rts/EventLogConstants.h rts/EventTypes.h)
         ;;
