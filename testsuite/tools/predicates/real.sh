@@ -29,8 +29,13 @@ census_runs_side_by_side() {
     cp "$EVENTLOG" p0.eventlog
 }
 
-# gc_pause_max_below EVENTLOG SECS: `rtscope stats` of EVENTLOG (EVENTLOG.stats) gives a longest GC pause below SECS s
+# gc_pause_max_below EVENTLOG GCSTATS SECS: no GC stalls the program. The longest GC's CPU time in GCSTATS (the
+# run's +RTS -SGCSTATS: a line a GC, its 4th column the GC's user seconds) is below SECS, and the longest pause
+# `rtscope stats` reads from EVENTLOG (wall time; EVENTLOG.stats) below 4 x SECS. The CPU time is the bound that
+# holds on a loaded machine: on CI's two cores the other cases stretch a 0.18 s pause to 0.54 s of wall time.
 gc_pause_max_below() {
     "$RTSCOPE" stats "$1" > "$1.stats" && grep 'gc pause max' "$1.stats" &&
-        awk -v s="$2" '/^gc pause max:/ {exit !($4 < s)}' "$1.stats"
+        awk -v s="$3" '/^gc pause max:/ {exit !($4 < 4 * s)}' "$1.stats" &&
+        awk -v s="$3" '/\(Gen: +[0-9]+\)$/ {n++; if ($4 > m) m = $4}
+            END {printf "gc cpu max: %.3f s over %d GCs\n", m, n; exit !(n > 0 && m < s)}' "$2"
 }
