@@ -59,7 +59,7 @@ consumer:
 # tests also show that the overlay sees packages installed after make.
 test: all
 	@$(MAKE) --no-print-directory toolchains
-	@scripts/setup --real
+	@for g in $(GHCS); do RTSCOPE_GHC=$$g scripts/setup --real || exit 1; done
 	@if [ -f consumer/Makefile ]; then $(MAKE) --no-print-directory -j$(JOBS) -C consumer check && \
 	  $(MAKE) --no-print-directory -j$(JOBS) -C consumer asan; fi
 	@scripts/gates

@@ -436,7 +436,7 @@ stubCmdBlock (StubConn *c)
  *
  * (includes/rts/IPE.h) where info is the info pointer as it appears in
  * closure headers. rtscope gets provenance without -finfo-table-map (9.0
- * has none) from the binary itself (rts/IPE.c). A table nothing is known
+ * has none) from the binary itself (rts/IPEBinary.c). A table nothing is known
  * about gets an empty list, as ghc-debug's stub answers for a table
  * without provenance.
  */

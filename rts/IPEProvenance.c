@@ -9,7 +9,7 @@
  *
  * ---------------------------------------------------------------------------*/
 
-#include "PosixSource.h"
+#include "RtscopeGhc.h"
 #include "Rts.h"
 
 #include "RtsUtils.h"
@@ -70,7 +70,7 @@
  *    (Foo_info), which GHC attaches to the constructor's declaration.
  *    When no note is found, the line table gives file:line:col.
  *
- * Everything is cached by rts/IPE.c, so each table costs one lookup per
+ * Everything is cached by rts/IPEBinary.c, so each table costs one lookup per
  * run; see Note [The provenance index] for what a lookup costs.
  */
 

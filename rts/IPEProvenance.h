@@ -34,7 +34,7 @@ void provenanceStart(void);
  * (a return point inside a procedure) rather than a closure's (which starts
  * one). Never fails: what cannot be found is left NULL (see
  * Note [Provenance degrades, never fails]). Not thread-safe: the caller
- * serialises (rts/IPE.c holds its lock). */
+ * serialises (rts/IPEBinary.c holds its lock). */
 void provenanceLookup(StgWord addr, bool frame, ProvenanceResult *out);
 
 /* Drop the index (at exit, or to force a rescan of loaded objects). */

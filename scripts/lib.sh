@@ -203,13 +203,20 @@ apply_series() {
     for p in $(series_names); do apply_patch "$1" "$p"; done
 }
 
-# project_files: the project's own RTS files (rts/, includes/), one a line,
-# as paths in GHC's tree.
+# project_files: the project's own RTS files (rts/, includes/) that the
+# series takes, one a line, as paths in the project: those its `files`
+# lists when it has one (a GHC that has a feature upstream takes none of
+# its files, and one whose series is young only those its patches hook
+# in: See Note [One RTS file, two GHCs] in rts/RtscopeGhc.h), else all.
 project_files() {
     local d
     # A GHC whose series is still empty is rebuilt as Debian ships it: the
     # project's files come with the patches that hook them in.
     [ -n "$(series_names)" ] || return 0
+    if [ -f "$patches/files" ]; then
+        sed -e 's/#.*//' "$patches/files" | awk 'NF { print $1 }'
+        return 0
+    fi
     for d in rts includes; do
         [ -d "$top/$d" ] || continue
         (cd "$top" && find "$d" -type f ! -name '*~' | LC_ALL=C sort)

@@ -9,7 +9,7 @@
  * ghc-debug stub, for example) works unchanged. GHC 9.0.2's compiler has no
  * -finfo-table-map, so rtscope's RTS derives the entries from the program's
  * own binary instead of from compiler-generated tables; see
- * Note [Info table provenance from the binary] in rts/IPE.c.
+ * Note [Info table provenance from the binary] in rts/IPEProvenance.c.
  *
  * Do not #include this file directly: #include "Rts.h" instead.
  *

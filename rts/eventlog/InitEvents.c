@@ -52,7 +52,7 @@
  *
  * (-hi's IPE events are not init events: a new stream carries a table
  * again just before the first sample that names it, see
- * Note [IPE events: once per stream, before first use] in rts/IPE.c.)
+ * Note [IPE events: once per stream, before first use] in rts/IPEBinary.c.)
  */
 
 typedef struct InitEventPoster_ {

@@ -59,3 +59,10 @@ ipe_record_span() {
     l=$(grep -n "^data $3" "$2" | cut -d: -f1) && t=$(sed -n "$((l + 1))p" "$2") || return 1
     "$RTSCOPE" ipe "$1" | grep "Main_$3_con_info" | grep -E "$(basename "$2" .hs)\.hs:\($l,$4\)-\($((l + 1)),${#t}\)"
 }
+
+# where_from_row FILE TAG LABEL MODULE [TYPE_REGEX]: WhereFrom's line TAG in FILE names label LABEL and module MODULE
+# (and a type matching TYPE_REGEX)
+where_from_row() {
+    awk -F'\t' -v t="$2" -v l="$3" -v m="$4" -v ty="${5:-}" '$1 == t {found = 1; ok = ($5 == l && $6 == m && $4 ~ ty)}
+        END {exit !(found && ok)}' "$1" || { echo "whereFrom of $2: want $3 in $4, got: $(grep "^$2	" "$1")" >&2; return 1; }
+}

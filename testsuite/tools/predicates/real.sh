@@ -39,3 +39,13 @@ gc_pause_max_below() {
         awk -v s="$3" '/\(Gen: +[0-9]+\)$/ {n++; if ($4 > m) m = $4}
             END {printf "gc cpu max: %.3f s over %d GCs\n", m, n; exit !(n > 0 && m < s)}' "$2"
 }
+
+# top_modules_include BANDS_TSV N REGEX...: among the N biggest bands of BANDS_TSV (`hi-check bands`: the module is
+# column 6), each REGEX matches some band's module
+top_modules_include() {
+    local f=$1 n=$2 r
+    shift 2
+    for r in "$@"; do
+        head -"$n" "$f" | cut -f6 | grep -E "$r" >/dev/null || { echo "no module matching $r among the $n biggest bands" >&2; return 1; }
+    done
+}
