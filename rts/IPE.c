@@ -40,6 +40,5 @@ bool heapProfByInfoTable = false;
 InfoProvEnt *
 lookupIPE(StgInfoTable *info)
 {
-    if (info == NULL) return NULL;
     return lookupIPEFromBinary(info);
 }

@@ -25,6 +25,10 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 host_suite() {
     sed -n 's/^VERSION_CODENAME=//p' /etc/os-release 2>/dev/null | head -1
 }
+# outside_root: the GHC's suite is not the host's and this runs outside
+# its build root, so what needs the GHC's environment enters it first
+# ($build/enter).
+outside_root() { [ -z "${RTSCOPE_IN_ROOT:-}" ] && [ "$(host_suite)" != "$GHC_SUITE" ]; }
 case "${RTSCOPE_GHC:-}" in
     '') case "$(host_suite)" in trixie) ghc_want=9.6 ;; *) ghc_want=9.0 ;; esac ;;
     9.0 | 9.0.2) ghc_want=9.0 ;;
