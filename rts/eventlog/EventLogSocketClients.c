@@ -8,7 +8,7 @@
  *
  * ---------------------------------------------------------------------------*/
 
-#include "PosixSource.h"
+#include "RtscopeGhc.h"
 #include "Rts.h"
 
 #include "Stats.h"

@@ -7,7 +7,7 @@
  * ---------------------------------------------------------------------------*/
 
 #if defined(COMPILING_RTS)
-#include "PosixSource.h"
+#include "RtscopeGhc.h"
 #include "Rts.h"
 #endif
 

@@ -7,7 +7,7 @@
  * ---------------------------------------------------------------------------*/
 
 #if defined(COMPILING_RTS)
-#include "PosixSource.h"
+#include "RtscopeGhc.h"
 #include "Rts.h"
 #endif
 
@@ -128,6 +128,37 @@ header_len(ElsStream *s, const uint8_t *buf, size_t len)
     return (long)p;
 }
 
+/* Note [IPE events a byte short of their length]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * EVENT_IPE's payload is the info table's address and six NUL-terminated
+ * strings. GHC 9.6's postIPE (upstream, unpatched by rtscope) writes the
+ * last one as "file:span" with one NUL, but declares a length one byte
+ * longer, as if file and span had a NUL each: the next event starts at the
+ * declared end minus one. Readers that take the strings one by one
+ * (ghc-events, rtscope's decoder) never notice; a splitter that skips by
+ * the declared length would lose its place in the block for good. So an
+ * IPE event whose six strings end exactly one byte before its declared end
+ * ends there; every other event, IPE events of 9.0.2's series included, is
+ * its declared length. rtscope's consumer applies the same rule (Note
+ * [GHC 9.6's IPE events are one byte short] in its decoder.c). */
+#define ELS_IPE_TYPE 169
+
+/* The payload length of the IPE event whose payload (declared bytes long)
+ * starts at payload, with avail bytes of it at hand: the 9.6 rule above
+ * when the strings end within avail, else the declared length. */
+static size_t
+ipe_len(const uint8_t *payload, size_t declared, size_t avail)
+{
+    size_t at = 8;
+    if (avail > declared) avail = declared;
+    for (int field = 0; field < 6; field++) {
+        const uint8_t *nul = at < avail ? memchr(payload + at, 0, avail - at) : NULL;
+        if (nul == NULL) return declared;
+        at = (size_t)(nul - payload) + 1;
+    }
+    return at + 1 == declared ? at : declared;
+}
+
 /* Length of the event at buf (header + payload): > 0 complete, 0 need
  * more, -1 unknown type. */
 static long
@@ -140,6 +171,7 @@ event_len(const ElsStream *s, const uint8_t *buf, size_t len)
     if (size == ELS_SIZE_VARIABLE) {
         if (len < 12) return 0;
         size_t n = 12 + (size_t)els_get16(buf + 10);
+        if (type == ELS_IPE_TYPE) n = 12 + ipe_len(buf + 12, n - 12, len - 12);
         return len < n ? 0 : (long)n;
     }
     size_t n = 10 + (size_t)size;

@@ -6,7 +6,7 @@
  *
  * ---------------------------------------------------------------------------*/
 
-#include "PosixSource.h"
+#include "RtscopeGhc.h"
 #include "Rts.h"
 
 #include "RtsUtils.h"

@@ -29,7 +29,7 @@ runs_saying() {
     local n=$1 re=$2
     shift 2
     # shellcheck disable=SC2086 # ARGS is the case's argument line
-    "$EXE" $ARGS +RTS "$@" -RTS > "$n.out" 2> "$n.err" && diff "$n.out" "$STDOUT" && grep -q -- "$re" "$n.err"
+    $ENTER "$EXE" $ARGS +RTS "$@" -RTS > "$n.out" 2> "$n.err" && diff "$n.out" "$STDOUT" && grep -q -- "$re" "$n.err"
 }
 
 # stale_socket PATH: a Unix socket file at PATH that nothing listens on
