@@ -41,3 +41,27 @@
  * none of it: rtscope's 9.0.2 series adds 9.2's form of the API
  * (includes/rts/IPE.h, rts/IPE.c). */
 #define RTSCOPE_GHC_HAS_IPE_MAP (__GLASGOW_HASKELL__ >= 904)
+
+/* GHC 9.2 and later: flushEventLog(Capability **), startEventLogging() and
+ * endEventLogging() callable while the program runs, and
+ * --eventlog-flush-interval read into RtsFlags.TraceFlags. GHC 9.0.2 has
+ * none of it: rtscope's 9.0.2 series adds the API (EventLogFlush.c's last part) and
+ * keeps its own flags (FlushFlags.c). */
+#define RTSCOPE_GHC_HAS_EVENTLOG_CONTROL (__GLASGOW_HASKELL__ >= 902)
+
+#if RTSCOPE_GHC_HAS_EVENTLOG_CONTROL
+#define RTSCOPE_EVENTLOG_FLUSH_TIME (RtsFlags.TraceFlags.eventlogFlushTime)
+#else
+#define RTSCOPE_EVENTLOG_FLUSH_TIME (FlushFlags.eventlogFlushTime)
+#endif
+
+/* GHC 9.6 reads the capabilities through getNumCapabilities() and
+ * getCapability(i) (Capability.h), where 9.0.2 reads n_capabilities and
+ * capabilities[i]. */
+#if __GLASGOW_HASKELL__ >= 906
+#define RTSCOPE_N_CAPS() getNumCapabilities()
+#define RTSCOPE_CAP(i) getCapability(i)
+#else
+#define RTSCOPE_N_CAPS() n_capabilities
+#define RTSCOPE_CAP(i) (capabilities[i])
+#endif

@@ -2,20 +2,24 @@
  *
  * (c) The rtscope developers, 2026
  *
- * Flushing the eventlog while the program runs: flushEventLog(),
- * --eventlog-flush-interval, and starting/stopping eventlogging at run time.
+ * Flushing the eventlog while the program runs: --eventlog-flush-interval
+ * and the flushes when a capability goes idle, for every GHC rtscope
+ * patches; and, for GHC 9.0.2, GHC 9.2's flushEventLog() and
+ * starting/stopping eventlogging at run time.
  *
  * ---------------------------------------------------------------------------*/
 
-#include "PosixSource.h"
+#include "RtscopeGhc.h"
 #include "Rts.h"
 
 #include "RtsUtils.h"
 #include "Capability.h"
 #include "Schedule.h"
 #include "Task.h"
-#include "FlushFlags.h"
 #include "eventlog/EventLogFlush.h"
+#if !RTSCOPE_GHC_HAS_EVENTLOG_CONTROL
+#include "FlushFlags.h"
+#endif
 
 #if defined(TRACING)
 
@@ -115,49 +119,16 @@
  *
  * flushEventLog(), endEventLogging() and startEventLogging() at run time
  * need every buffer at once.  In the threaded RTS they stop all
- * capabilities around the work, as setNumCapabilities does, from wherever
- * they are called: See Note [Calling the eventlog API from anywhere].  In
- * the non-threaded RTS the caller is the only thread that can post events,
- * so it writes the buffers directly.
- */
-
-/* Note [Calling the eventlog API from anywhere]
- * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * Nothing in 9.0.2's EventLogWriter.h says how startEventLogging() and
- * endEventLogging() may be called, and GHC's own test rts/InitEventLogging
- * calls startEventLogging() through an *unsafe* foreign call.  Stock 9.0.2
- * never waits in them (it writes other capabilities' buffers without owning
- * them), so every calling convention works there, and must work here.
- * holdAllCapabilities() takes every capability for the calling OS thread
- * according to what that thread already holds (see callerCapability()):
- *
- *  - Nothing (a safe foreign call, a foreign or C thread): rts_lock() a
- *    capability, then stopAllCapabilities(), as setNumCapabilities does.
- *
- *  - Every capability (-N1 in an unsafe call; the thread that paused the
- *    RTS with rts_pause()): nothing to take.
- *
- *  - One capability that it cannot give up: Haskell code in an unsafe
- *    foreign call (its thread's state is not saved, so no GC may run), or a
- *    C thread after rts_lock() (the capability it will rts_unlock() must
- *    stay the same).  rts_lock() would wait for a capability forever, and
- *    stopAllCapabilities() may yield the caller's capability to a GC.
- *    stopAllCapabilitiesHeld() (Schedule.c) never yields: it claims the
- *    sync, so that the others hand their capabilities over at their next
- *    pause point, and waits for them.  If another sync is already pending
- *    (a GC, a pause), its requester is waiting for *our* capability, so
- *    we cannot wait for it: the call does nothing and says so on stderr,
- *    at once, rather than hang.  That happens only with -N2 or more, and
- *    only when the call races with such a sync.
- *
- *  - flushEventLog(cap) with the caller's capability, from C code that
- *    runs no Haskell on it (cap->in_haskell is false): the 9.2 contract,
- *    stopAllCapabilities(cap), which may hand back another capability
- *    through *cap.
- *
- * As everywhere in the RTS, a capability whose thread neither allocates
- * nor returns to the scheduler (a non-allocating loop, another long unsafe
- * call) holds up the stop until it does, as it would hold up a GC.
+ * capabilities around the work, as setNumCapabilities does; in the
+ * non-threaded RTS the caller is the only thread that can post events, so
+ * it writes the buffers directly.  GHC 9.2 and later have them (their
+ * flushEventLog() writes the global buffer, then every capability's); GHC
+ * 9.0.2 gets them from this file's last part (See Note [Calling the
+ * eventlog API from anywhere]).  GHC 9.2's periodic flush called flushEventLog()
+ * from the ticker, which in 9.6.6 corrupts the non-threaded RTS's eventlog
+ * and hangs the threaded RTS at exit (the ticker stops every capability
+ * while hs_exit does); rtscope's series for 9.6 replaces it with the
+ * epochs above.
  */
 
 /* ---------------------------------------------------------------------------
@@ -192,14 +163,15 @@ eventlogFlushTick(void)
 }
 
 // Called with all capabilities held (or before/after Haskell code runs).
-static void
+void
 eventlogFlushActivate(void)
 {
     Time tick = RtsFlags.MiscFlags.tickInterval;
-    if (FlushFlags.eventlogFlushTime <= 0 || tick <= 0) {
+    Time every = RTSCOPE_EVENTLOG_FLUSH_TIME;
+    if (every <= 0 || tick <= 0) {
         return;
     }
-    StgWord ticks = FlushFlags.eventlogFlushTime / tick;
+    StgWord ticks = every / tick;
     if (ticks < 1) {
         ticks = 1;
     }
@@ -208,7 +180,7 @@ eventlogFlushActivate(void)
     RELAXED_STORE(&eventlog_flush_active, true);
 }
 
-static void
+void
 eventlogFlushDeactivate(void)
 {
     RELAXED_STORE(&flush_ticks, 0);
@@ -272,8 +244,8 @@ static void
 waitForIdleCapabilities(Capability *mine)
 {
     Time deadline = 0;
-    for (uint32_t c = 0; c < mine->no && c < n_capabilities; c++) {
-        Capability *x = capabilities[c];
+    for (uint32_t c = 0; c < mine->no && c < RTSCOPE_N_CAPS(); c++) {
+        Capability *x = RTSCOPE_CAP(c);
         for (;;) {
             Task *holder = RELAXED_LOAD(&x->running_task);
             // Not for one that has work: it runs on, and answers the
@@ -300,8 +272,8 @@ static bool
 flushFreeCapabilities(Capability *mine, bool batch)
 {
     bool all = true;
-    for (uint32_t c = 0; c < n_capabilities; c++) {
-        Capability *x = capabilities[c];
+    for (uint32_t c = 0; c < RTSCOPE_N_CAPS(); c++) {
+        Capability *x = RTSCOPE_CAP(c);
         if (x == mine) {
             continue;
         }
@@ -358,7 +330,7 @@ static bool
 flushEveryStream(Capability *cap)
 {
     bool all = true;
-    bool batch = openEventsBufBatch(cap, n_capabilities + 1);
+    bool batch = openEventsBufBatch(cap, RTSCOPE_N_CAPS() + 1);
     if (!batch) {
         flushLocalEventsBuf(cap);
     }
@@ -414,8 +386,8 @@ eventlogFlushIfDue_(Capability *cap)
 static bool
 othersActive(Capability *mine)
 {
-    for (uint32_t c = 0; c < n_capabilities; c++) {
-        Capability *x = capabilities[c];
+    for (uint32_t c = 0; c < RTSCOPE_N_CAPS(); c++) {
+        Capability *x = RTSCOPE_CAP(c);
         if (x != mine && (RELAXED_LOAD(&x->running_task) != NULL
                           || !emptyInbox(x) || !emptyRunQueue(x))) {
             return true;
@@ -490,6 +462,56 @@ eventlogFlushBeforeSuspend_(Capability *cap)
         flushGoingQuiet(cap);
     }
 }
+
+/* ---------------------------------------------------------------------------
+ * GHC 9.2's eventlog API, for GHC 9.0.2
+ *
+ * flushEventLog(), and startEventLogging()/endEventLogging() at run time,
+ * callable from anywhere stock 9.0.2 allows.  GHC 9.2 and later have their
+ * own (RTSCOPE_GHC_HAS_EVENTLOG_CONTROL); their series start and stop
+ * periodic flushing from them (eventlogFlushActivate/Deactivate).
+ * ------------------------------------------------------------------------ */
+
+#if !RTSCOPE_GHC_HAS_EVENTLOG_CONTROL
+
+/* Note [Calling the eventlog API from anywhere]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * Nothing in 9.0.2's EventLogWriter.h says how startEventLogging() and
+ * endEventLogging() may be called, and GHC's own test rts/InitEventLogging
+ * calls startEventLogging() through an *unsafe* foreign call.  Stock 9.0.2
+ * never waits in them (it writes other capabilities' buffers without owning
+ * them), so every calling convention works there, and must work here.
+ * holdAllCapabilities() takes every capability for the calling OS thread
+ * according to what that thread already holds (see callerCapability()):
+ *
+ *  - Nothing (a safe foreign call, a foreign or C thread): rts_lock() a
+ *    capability, then stopAllCapabilities(), as setNumCapabilities does.
+ *
+ *  - Every capability (-N1 in an unsafe call; the thread that paused the
+ *    RTS with rts_pause()): nothing to take.
+ *
+ *  - One capability that it cannot give up: Haskell code in an unsafe
+ *    foreign call (its thread's state is not saved, so no GC may run), or a
+ *    C thread after rts_lock() (the capability it will rts_unlock() must
+ *    stay the same).  rts_lock() would wait for a capability forever, and
+ *    stopAllCapabilities() may yield the caller's capability to a GC.
+ *    stopAllCapabilitiesHeld() (Schedule.c) never yields: it claims the
+ *    sync, so that the others hand their capabilities over at their next
+ *    pause point, and waits for them.  If another sync is already pending
+ *    (a GC, a pause), its requester is waiting for *our* capability, so
+ *    we cannot wait for it: the call does nothing and says so on stderr,
+ *    at once, rather than hang.  That happens only with -N2 or more, and
+ *    only when the call races with such a sync.
+ *
+ *  - flushEventLog(cap) with the caller's capability, from C code that
+ *    runs no Haskell on it (cap->in_haskell is false): the 9.2 contract,
+ *    stopAllCapabilities(cap), which may hand back another capability
+ *    through *cap.
+ *
+ * As everywhere in the RTS, a capability whose thread neither allocates
+ * nor returns to the scheduler (a non-allocating loop, another long unsafe
+ * call) holds up the stop until it does, as it would hold up a GC.
+ */
 
 /* ---------------------------------------------------------------------------
  * Holding every capability
@@ -715,7 +737,9 @@ endEventLogging(void)
     endEventLoggingHeld();
 }
 
-#else /* !TRACING */
+#endif /* !RTSCOPE_GHC_HAS_EVENTLOG_CONTROL */
+
+#elif !RTSCOPE_GHC_HAS_EVENTLOG_CONTROL /* !TRACING */
 
 void flushEventLog(Capability **cap STG_UNUSED) {}
 

@@ -21,6 +21,12 @@ extern bool eventlog_flush_active;
 // Called from handle_tick(); may run in a signal handler.
 void eventlogFlushTick(void);
 
+// Periodic flushing on (with --eventlog-flush-interval and a ticker) and
+// off, as eventlogging starts and ends.  The caller holds all capabilities
+// (or no Haskell code runs yet, or any more).
+void eventlogFlushActivate(void);
+void eventlogFlushDeactivate(void);
+
 void eventlogFlushIfDue_(Capability *cap);
 void eventlogFlushBeforeIdle_(Capability *cap);
 void eventlogFlushBeforeSuspend_(Capability *cap);

@@ -73,7 +73,7 @@ socket_run() {
     local n=$1 s=$2 r=$3
     shift 3
     # shellcheck disable=SC2086 # RTS is a list of flags
-    "${tmo[@]}" "$EXE" "$@" +RTS $r -l -ol"$n".eventlog --eventlog-socket="$T/$s" --eventlog-socket-wait -RTS > "$n.out" 2>&1 &
+    "${tmo[@]}" $ENTER "$EXE" "$@" +RTS $r -l -ol"$n".eventlog --eventlog-socket="$T/$s" --eventlog-socket-wait -RTS > "$n.out" 2>&1 &
     echo $! > "$n.pid"
 }
 

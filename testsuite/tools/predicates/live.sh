@@ -41,7 +41,7 @@ lag_run() {
     local n=$1 r=$2 m=$3
     rm -f "$T/$n.sock"
     # shellcheck disable=SC2086 # RTS is a list of flags
-    "$EXE" 16 250 "$m" +RTS -l -ol"$n".eventlog --eventlog-flush-interval=1 --eventlog-socket="$T/$n.sock" \
+    $ENTER "$EXE" 16 250 "$m" +RTS -l -ol"$n".eventlog --eventlog-flush-interval=1 --eventlog-socket="$T/$n.sock" \
         --eventlog-socket-wait $r -RTS > "$n.out" 2>&1 &
     wait_at_most 20 test -S "$T/$n.sock" || return 1
     timeout 60 python3 "$TESTSUITE/tools/checkers/marker-lag.py" "$n.txt" -- \
