@@ -95,3 +95,6 @@ working() {
     sleep "$2"
     [ "$(cpu_ticks "$1")" -gt "$a" ] || { echo "process $1 used no CPU in $2 s"; return 1; }
 }
+
+# corrupt_middle FILE: 16 bytes of FILE's middle overwritten (its header intact: a snapshot that lists, and fails to load)
+corrupt_middle() { printf 'XXXXXXXXXXXXXXXX' | dd of="$1" bs=1 seek=$(( $(stat -c %s "$1") / 2 )) conv=notrunc 2>/dev/null; }

@@ -29,16 +29,25 @@ void debug_fail_as(const char *command)
     debug_fail_command = command;
 }
 
+/* The last message debug_fail printed, without the command's name. */
+static char debug_last_failure_text[512];
+
 int debug_fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "rtscope %s: ", debug_fail_command);
     // NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): va_start above
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(debug_last_failure_text, sizeof(debug_last_failure_text), fmt,
+              ap);
     va_end(ap);
+    fprintf(stderr, "rtscope %s: %s\n", debug_fail_command,
+            debug_last_failure_text);
     return CLI_EXIT_DATA;
+}
+
+const char *debug_last_failure(void)
+{
+    return debug_last_failure_text;
 }
 
 /* Connect to the debuggee whose socket is `path` (a resolved target). */

@@ -33,6 +33,8 @@ double debug_now_s(void);
 int debug_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* debug_fail's messages name COMMAND instead of debug (`rtscope explore`). */
 void debug_fail_as(const char *command);
+/* The last message debug_fail printed (without "rtscope CMD: "), or "". */
+const char *debug_last_failure(void);
 
 /* Open TARGET: a snapshot file (known by its magic) or a live stub (a
  * socket path, pid or program name), checking the stub's version. Returns

@@ -348,8 +348,12 @@ static void ex_command(xs_view *v, enum xs_cmd c, const char *arg)
 
 /* ---- the command -------------------------------------------------------- */
 
-static int explore_target(const char *target)
+/* Explore target; *opened (when not NULL) says whether it opened: a
+ * failure before the screen came up leaves it 0. */
+static int explore_target(const char *target, int *opened)
 {
+    if (opened)
+        *opened = 0;
     explorer *e = calloc(1, sizeof(*e));
     if (!e)
         return debug_fail("out of memory");
@@ -370,6 +374,8 @@ static int explore_target(const char *target)
         snprintf(e->v.status, sizeof(e->v.status),
                  "p: pause  f: explore a forked copy  ?: keys  q: quit");
     }
+    if (!r && opened)
+        *opened = 1;
     if (!r && xs_run(&e->v) != 0)
         r = debug_fail("cannot use the terminal (TERM=%s)",
                        getenv("TERM") ? getenv("TERM") : "");
@@ -403,12 +409,25 @@ static int explore_run(int argc, char **argv)
     if (argc - first > 1)
         return cli_usage_error(&cli_cmd_explore, "one TARGET or SNAPSHOT");
     if (argc - first == 1)
-        return explore_target(argv[first]);
-    char target[4096];
-    int r = xpick_run(a.snapshots, target, sizeof(target));
-    if (r != 0)
-        return r < 0 ? CLI_EXIT_DATA : CLI_EXIT_OK;
-    return explore_target(target);
+        return explore_target(argv[first], NULL);
+    /* A pick that does not open (a corrupt snapshot, a program that died
+     * meanwhile) goes back to the picker, which says why. */
+    char target[4096], why[700] = "";
+    for (;;) {
+        int r = xpick_run(a.snapshots, target, sizeof(target), why);
+        if (r != 0)
+            return r < 0 ? CLI_EXIT_DATA : CLI_EXIT_OK;
+        int opened;
+        r = explore_target(target, &opened);
+        if (opened)
+            return r;
+        const char *base = strrchr(target, '/'), *err = debug_last_failure();
+        size_t tl = strlen(target);
+        if (strncmp(err, target, tl) == 0 && strncmp(err + tl, ": ", 2) == 0)
+            err += tl + 2; /* the file is named once */
+        snprintf(why, sizeof(why), "cannot open %.120s: %.500s",
+                 base ? base + 1 : target, err);
+    }
 }
 
 const cli_command cli_cmd_explore = {

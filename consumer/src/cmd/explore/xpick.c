@@ -170,10 +170,9 @@ static void draw_list(const pick_list *l, int y, int rows, int active)
 }
 
 /* The curses loop: the index of the list picked from (its sel), or -1. */
-static int pick_loop(pick_list *ls)
+static int pick_loop(pick_list *ls, const char *msg)
 {
     int cur = !(ls[0].n > 0 && ls[0].v[0].usable) && ls[1].n > 0;
-    const char *msg = NULL;
     for (;;) {
         erase();
         int half = (LINES - 3) / 2;
@@ -204,7 +203,7 @@ static int pick_loop(pick_list *ls)
     }
 }
 
-int xpick_run(const char *dir, char *target, size_t len)
+int xpick_run(const char *dir, char *target, size_t len, const char *msg)
 {
     pick_list ls[2] = {{.title = "Debuggees"}, {.title = "Snapshots"}};
     int r = 1;
@@ -227,7 +226,7 @@ int xpick_run(const char *dir, char *target, size_t len)
         keypad(stdscr, TRUE);
         set_escdelay(25);
         curs_set(0);
-        int k = pick_loop(ls);
+        int k = pick_loop(ls, msg && *msg ? msg : NULL);
         endwin();
         if (k >= 0) {
             snprintf(target, len, "%s", ls[k].v[ls[k].sel].path);

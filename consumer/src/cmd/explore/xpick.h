@@ -13,6 +13,6 @@ int xpick_snapshot_dir(const char *dir, char *out, size_t len);
 /* Let the user pick: 0 with the chosen socket or snapshot path in target,
  * 1 when there was nothing to pick or the user quit, -1 after an error
  * (printed). */
-int xpick_run(const char *dir, char *target, size_t len);
+int xpick_run(const char *dir, char *target, size_t len, const char *msg);
 
 #endif
