@@ -80,6 +80,33 @@ build="${RTSCOPE_BUILD:-$top/_build}"
 [ "$GHC_SERIES" = 9.0 ] || build="$build/$GHC_SERIES"
 src="$build/src/ghc-$GHC_VERSION"
 tree="$build/tree"
+# What outlives a checkout (Note [A compiler cache across checkouts]).
+cache="${RTSCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rtscope}"
+
+# Note [A compiler cache across checkouts]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# Each GHC's RTS is some 2,300 C files (every way Debian ships), minutes of
+# CPU that a fresh clone (CI's, a second checkout) would spend again on the
+# same sources. They go through ccache (Debian's), its cache in
+# $cache/ccache ($RTSCOPE_CACHE, by default ~/.cache/rtscope), which a build
+# root binds at the same path (scripts/buildroot). ccache keys an object by
+# the compiler, its flags and the preprocessed source, so a changed patch,
+# header or flag compiles anew. Paths under the checkout are hashed
+# relative to it (CCACHE_BASEDIR), so another clone hits; the working
+# directory is not hashed (CCACHE_NOHASHDIR: the RTS is compiled with -g,
+# which would hash it), so an object's DW_AT_comp_dir may name the checkout
+# that first compiled that same source. RTSCOPE_CCACHE=0 compiles without.
+# Cmm and Haskell go through ghc and are not cached.
+#
+# use_ccache: sets ccache to the launcher for rts.mk's CCACHE (empty: none)
+# and exports ccache's environment.
+use_ccache() {
+    ccache=
+    [ "${RTSCOPE_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null || return 0
+    mkdir -p "$cache/ccache" || return 0
+    export CCACHE_DIR="$cache/ccache" CCACHE_BASEDIR="$top" CCACHE_NOHASHDIR=1
+    ccache=ccache
+}
 
 # die CAUSE FIX: one line naming the cause and the fix, then exit 1.
 die() {
@@ -124,12 +151,13 @@ apt_get() {
 # ---------------------------------------------------------------- packages
 # A build root's (scripts/buildroot): the GHC, what its RTS links (ffi,
 # numa for 9.6, libdw/libelf and zstd for the series), the build tools,
-# and the suite's own ghc-events, the tests' peer parser of its eventlogs.
+# the suite's own ghc-events, the tests' peer parser of its eventlogs, and
+# cabal-install, which users build their programs with.
 # shellcheck disable=SC2034
 ROOT_PACKAGES=(
     ghc ghc-prof libffi-dev libnuma-dev libdw-dev libelf-dev libzstd-dev libgmp-dev
-    libncurses-dev gcc make patch dpkg-dev xz-utils pkg-config binutils
-    libghc-ghc-events-dev
+    libncurses-dev gcc make patch dpkg-dev xz-utils pkg-config binutils ccache
+    libghc-ghc-events-dev cabal-install
 )
 # A whole GHC (scripts/build-ghc): `apt-get build-dep ghc` for amd64 without
 # the documentation tools (debian/control of ghc 9.0.2-4: pkg-config, ghc,

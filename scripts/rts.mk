@@ -131,7 +131,9 @@ fix_cmm_deps = sed -i -e '\|^/tmp/ghc[^ ]*:$$$$|d' -e 's| /tmp/ghc[^ ]*||g' $(1)
 # (ghc's -O0 passes none). scripts/check-rts-cc compares the objects with
 # ghc -c's: equal in all 18 ways.
 GHC_SETTING = $(shell sed -n 's/.*("$(1)", "\(.*\)").*/\1/p' $(GHC_LIBDIR)/settings)
-CC := $(or $(call GHC_SETTING,C compiler command),cc)
+# CCACHE: a launcher for the C compiler (scripts/toolchain passes ccache:
+# Note [A compiler cache across checkouts] in scripts/lib.sh)
+CC := $(strip $(CCACHE) $(or $(call GHC_SETTING,C compiler command),cc))
 GHC_CC_FLAGS := $(call GHC_SETTING,C compiler flags) \
   $(if $(filter YES,$(call GHC_SETTING,C compiler supports -no-pie)),-no-pie) \
   -Wimplicit -include $(TREE)/$(RTS_INC)/ghcversion.h
