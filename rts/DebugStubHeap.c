@@ -27,6 +27,7 @@
 #include "DebugStubHeap.h"
 #include "DebugStubVerify.h"
 #include "DebugStubLayout.h"
+#include "IPEBinary.h"
 
 #include <string.h>
 #include <sys/uio.h>
@@ -449,9 +450,10 @@ putProvenance (StubConn *c, const InfoProvEnt *e)
         stubPut32be(c, 0);
         return;
     }
+    char loc[1024];
     const char *f[6] = { e->prov.table_name, e->prov.closure_desc,
                          e->prov.ty_desc, e->prov.label,
-                         e->prov.module, e->prov.srcloc };
+                         e->prov.module, ipeSrcLoc(&e->prov, loc, sizeof(loc)) };
     stubPut32be(c, 6);
     for (int i = 0; i < 6; i++) {
         const char *s = f[i] ? f[i] : "";

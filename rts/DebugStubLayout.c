@@ -12,6 +12,7 @@
  *
  * ---------------------------------------------------------------------------*/
 
+#include "RtscopeGhc.h"
 #include "Rts.h"
 
 #include "rts/DebugStubProtocol.h"
@@ -196,7 +197,11 @@ bad:
 bool
 stubNeedsPointerMap (StgHalfWord type)
 {
-    return type == STACK || type == AP_STACK || type == PAP || type == AP;
+    return type == STACK || type == AP_STACK || type == PAP || type == AP
+#if RTSCOPE_GHC_HAS_CONTINUATIONS
+        || type == CONTINUATION
+#endif
+        ;
 }
 
 const char *
@@ -237,6 +242,16 @@ stubPointerMap (StgWord p, StgWord size, uint8_t *map, char *buf, size_t buflen)
         map[first - 1] = DEBUG_STUB_WORD_PTR;
         return markArgs(map, first, (StgWord) ap->fun, ap->n_args);
     }
+#if RTSCOPE_GHC_HAS_CONTINUATIONS
+    case CONTINUATION: {
+        // a captured chunk of stack: frames only (scavenge_continuation);
+        // apply_mask_frame is an info pointer the GC does not follow
+        const StgContinuation *k = (const StgContinuation *) p;
+        StgWord first = sizeofW(StgContinuation);
+        if (k->stack_size > size - first) return "CONTINUATION stack exceeds its closure";
+        return markFrames(map, p, first, first + k->stack_size, buf, buflen);
+    }
+#endif
     default:
         return "no pointer map for this closure type";
     }

@@ -12,6 +12,7 @@
  *
  * ---------------------------------------------------------------------------*/
 
+#include "RtscopeGhc.h"
 #include "Rts.h"
 #include "RtsAPI.h"
 #include "rts/DebugStubProtocol.h"
@@ -40,8 +41,8 @@
 static void
 putUncensusedPinned (StubConn *c)
 {
-    for (uint32_t i = 0; i < n_capabilities; i++) {
-        Capability *cap = capabilities[i];
+    for (uint32_t i = 0; i < RTSCOPE_N_CAPS(); i++) {
+        Capability *cap = RTSCOPE_CAP(i);
         if (cap->pinned_object_block != NULL) {
             stubPutPtr(c, (StgWord) cap->pinned_object_block->start);
         }
@@ -102,8 +103,8 @@ profilingMode (void)
 static void
 cmdVersion (StubConn *c)
 {
-    stubPut32be(c, DEBUG_STUB_PROTOCOL_VERSION); // the 9.2 pause API and protocol
-    stubPut32be(c, 2);                  // patch level of the real compiler (9.0.2)
+    stubPut32be(c, RTSCOPE_GHC_VERSION_MAJOR); // the GHC: 902 or 906
+    stubPut32be(c, RTSCOPE_GHC_VERSION_PATCH); // its patch level: 2 or 6
     stubPut8(c, profilingMode());       // ghc-debug's profiling mode
 #if defined(TABLES_NEXT_TO_CODE)
     stubPut8(c, 1);                     // tables next to code

@@ -8,6 +8,7 @@
  * ---------------------------------------------------------------------------*/
 
 #define _GNU_SOURCE
+#include "RtscopeGhc.h"
 #include "Rts.h"
 
 #include "RtsUtils.h"
@@ -291,6 +292,11 @@ stubClosureSizeW (StgWord p, const char **why)
     case BCO:
         head = 5;
         break;
+#if RTSCOPE_GHC_HAS_CONTINUATIONS
+    case CONTINUATION:          // stack_size is its fourth word
+        head = 4;
+        break;
+#endif
     default:
         break;
     }

@@ -17,6 +17,7 @@
 #include "Schedule.h"
 #include "Capability.h"
 #include "IPE.h"
+#include "IPEBinary.h"
 #include "Trace.h"
 #include "sm/Storage.h"
 #include "eventlog/EventLog.h"

@@ -6,6 +6,7 @@
  *
  * ---------------------------------------------------------------------------*/
 
+#include "RtscopeGhc.h"
 #include "Rts.h"
 
 #include "RtsUtils.h"
@@ -291,11 +292,17 @@ visitFields (SnapWalk *w, StgWord p, StgWord size, const StgInfoTable *info)
         visit(w, (StgWord) tso->_link);
         visit(w, (StgWord) tso->stackobj);
         visit(w, (StgWord) tso->trec);
+#if RTSCOPE_GHC_HAS_TSO_LABEL
+        if (tso->label != NULL) visit(w, (StgWord) tso->label);
+#endif
         visit(w, (StgWord) tso->blocked_exceptions);
         visit(w, (StgWord) tso->bq);
         switch (tso->why_blocked) {
         case NotBlocked: case BlockedOnMVar: case BlockedOnBlackHole:
-        case BlockedOnMsgThrowTo: case BlockedOnMVarRead: case BlockedOnIOCompletion:
+        case BlockedOnMsgThrowTo: case BlockedOnMVarRead:
+#if defined(BlockedOnIOCompletion)
+        case BlockedOnIOCompletion:
+#endif
             visit(w, (StgWord) tso->block_info.closure);
             break;
         default:

@@ -8,6 +8,7 @@
  *
  * ---------------------------------------------------------------------------*/
 
+#include "RtscopeGhc.h"
 #include "Rts.h"
 
 #include "RtsUtils.h"
@@ -17,6 +18,7 @@
 #include "HeapSnapshot.h"
 #include "HeapSnapshotWrite.h"
 #include "HeapSnapshotZstd.h"
+#include "IPEBinary.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -335,9 +337,10 @@ recInfo (Rec *r, StgWord p)
     recPut(r, &flags, 1);
     if (flags & HEAP_SNAPSHOT_INFO_CON) recString(r, (const char *) desc, (size_t) len);
     if (e != NULL) {
+        char loc[1024];
         const char *f[HEAP_SNAPSHOT_SOURCE_FIELDS] = {
             e->prov.table_name, e->prov.closure_desc, e->prov.ty_desc,
-            e->prov.label, e->prov.module, e->prov.srcloc };
+            e->prov.label, e->prov.module, ipeSrcLoc(&e->prov, loc, sizeof(loc)) };
         for (int i = 0; i < HEAP_SNAPSHOT_SOURCE_FIELDS; i++) {
             recString(r, f[i] ? f[i] : "", f[i] ? strlen(f[i]) : 0);
         }
@@ -462,7 +465,7 @@ writeHeader (SnapOut *o, pid_t pid, StgWord64 when)
     memset(h, 0, sizeof(h));
     memcpy(h, HEAP_SNAPSHOT_MAGIC, HEAP_SNAPSHOT_MAGIC_LEN);
     putLe(h + HEAP_SNAPSHOT_OFF_VERSION, HEAP_SNAPSHOT_VERSION, 4);
-    putLe(h + HEAP_SNAPSHOT_OFF_GHC, HEAP_SNAPSHOT_GHC_VERSION, 4);
+    putLe(h + HEAP_SNAPSHOT_OFF_GHC, RTSCOPE_GHC_VERSION_MAJOR, 4);
     h[HEAP_SNAPSHOT_OFF_WORD] = sizeof(StgWord);
 #if defined(WORDS_BIGENDIAN)
     h[HEAP_SNAPSHOT_OFF_ORDER] = HEAP_SNAPSHOT_ORDER_BIG;

@@ -344,6 +344,22 @@ ipeTracing(void)
 #endif
 }
 
+const char *
+ipeSrcLoc(const InfoProv *p, char *buf, size_t len)
+{
+#if RTSCOPE_GHC_HAS_IPE_MAP
+    const char *file = p->src_file != NULL ? p->src_file : "";
+    const char *span = p->src_span != NULL ? p->src_span : "";
+    if (*span == '\0') return file;
+    snprintf(buf, len, "%s:%s", file, span);
+    return buf;
+#else
+    (void) buf;
+    (void) len;
+    return p->srcloc != NULL ? p->srcloc : "";
+#endif
+}
+
 /* Call with ipe_lock held. */
 static void
 postEntry(IPECacheEntry *e STG_UNUSED)

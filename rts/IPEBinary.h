@@ -44,4 +44,11 @@ void ipeRepostAll(void);
  * have held at the fork, starts unlocked. */
 void ipeForkChild(void);
 
+/* An entry's source location as one string, "file:line:col-col" as GHC
+ * 9.2's InfoProv has it (srcloc), or "" without one: what the debug stub's
+ * SOURCE_INFO and a heap snapshot's source fields carry. A GHC that keeps
+ * the file and the span apart (9.4 and later) has them joined into buf, of
+ * len bytes (cut to fit). */
+const char *ipeSrcLoc(const InfoProv *p, char *buf, size_t len);
+
 #include "EndPrivate.h"

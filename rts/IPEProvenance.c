@@ -59,10 +59,16 @@
  *
  *  * with -g, GHC's DWARF (see Note [GHC's DWARF])
  *      - a DW_TAG_subprogram per code block, whose DW_AT_low_pc is the
- *        info pointer, whose DW_AT_MIPS_linkage_name is the label even
- *        when the symbol table has none (local closures: s3ki_info), and
- *        whose DW_AT_name is the Haskell binder it belongs to;
- *      - its source notes: the span of the Haskell expression;
+ *        info pointer (GHC 9.0.2) or the byte before it (GHC 9.6, whose
+ *        procedures' DWARF begins one byte before their label, so that
+ *        the label's address lies inside: both are looked for), whose
+ *        DW_AT_MIPS_linkage_name (9.6: DW_AT_linkage_name) is the label
+ *        even when the symbol table has none (local closures:
+ *        s3ki_info), and whose DW_AT_name is the Haskell binder it
+ *        belongs to;
+ *      - its source notes: the span of the Haskell expression (GHC 9.6
+ *        writes them with -g3 only; with -g, the line table's
+ *        file:line:col stands in);
  *      - the compile unit, whose other subprograms tell the module of a
  *        local closure.
  *    A constructor's info table (Foo_con_info) has no code of its own and
@@ -883,7 +889,7 @@ unitOf(ProvObject *o, Dwarf_Die *cu)
 }
 
 static bool
-subprogramAt(ProvObject *o, ProvUnit *u, Dwarf_Addr pc, Dwarf_Die *out)
+subprogramStarting(ProvObject *o, ProvUnit *u, Dwarf_Addr pc, Dwarf_Die *out)
 {
     uint32_t lo = 0, hi = u->n_subs;
     while (lo < hi) {
@@ -892,6 +898,16 @@ subprogramAt(ProvObject *o, ProvUnit *u, Dwarf_Addr pc, Dwarf_Die *out)
     }
     return lo < u->n_subs && u->subs[lo].low_pc == pc
         && dwarf_offdie(o->dwarf, u->subs[lo].die, out) != NULL;
+}
+
+/* The subprogram of the code block whose info pointer is pc: its DWARF
+ * begins at pc (GHC 9.0.2) or one byte before (GHC 9.6). See Note [Info
+ * table provenance from the binary]. */
+static bool
+subprogramAt(ProvObject *o, ProvUnit *u, Dwarf_Addr pc, Dwarf_Die *out)
+{
+    return subprogramStarting(o, u, pc, out)
+        || (pc > 0 && subprogramStarting(o, u, pc - 1, out));
 }
 
 static bool
@@ -903,6 +919,21 @@ subprogramNamed(ProvObject *o, ProvUnit *u, const char *name, Dwarf_Die *out)
         }
     }
     return false;
+}
+
+/* "file:line:col" of the line table's row for address a, or NULL. */
+static char *
+lineTableLoc(Dwarf_Die *cu, Dwarf_Addr a)
+{
+    Dwarf_Line *line = dwarf_getsrc_die(cu, a);
+    int lineno = 0, col = 0;
+    const char *file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
+    if (file == NULL || dwarf_lineno(line, &lineno) != 0 || lineno <= 0) return NULL;
+    dwarf_linecol(line, &col);
+    char path[1000], buf[1200];
+    sourcePath(cu, file, path, sizeof(path));
+    snprintf(buf, sizeof(buf), "%s:%d:%d", path, lineno, col);
+    return dupString(buf);
 }
 
 static void
@@ -948,25 +979,21 @@ dwarfLookup(ProvObject *o, GElf_Addr a, ProvenanceResult *out)
         memcpy(worker, tn, stem);
         strcpy(worker + stem, "_info");
         Dwarf_Die wsub;
+        Dwarf_Addr wlo;
         if (subprogramNamed(o, u, worker, &wsub)) {
             out->srcloc = subprogramSpan(&wsub);
+            // no source notes (GHC 9.6 writes them at -g3 only): the line
+            // of the worker's first instruction, one byte past its DWARF
+            // start on either GHC
+            if (out->srcloc == NULL && dwarf_lowpc(&wsub, &wlo) == 0) {
+                out->srcloc = lineTableLoc(&cu, wlo + 1);
+            }
         }
         stgFree(worker);
         return;
     }
     out->srcloc = subprogramSpan(&sub);
-    if (out->srcloc == NULL) {
-        Dwarf_Line *line = dwarf_getsrc_die(&cu, a);
-        int lineno = 0, col = 0;
-        const char *file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
-        if (file != NULL && dwarf_lineno(line, &lineno) == 0 && lineno > 0) {
-            dwarf_linecol(line, &col);
-            char path[1000], buf[1200];
-            sourcePath(&cu, file, path, sizeof(path));
-            snprintf(buf, sizeof(buf), "%s:%d:%d", path, lineno, col);
-            out->srcloc = dupString(buf);
-        }
-    }
+    if (out->srcloc == NULL) out->srcloc = lineTableLoc(&cu, a);
 }
 
 /* -----------------------------------------------------------------------------

@@ -8,7 +8,7 @@
  *
  * ---------------------------------------------------------------------------*/
 
-#include "PosixSource.h"
+#include "RtscopeGhc.h"
 #include "Rts.h"
 #include "RtsAPI.h"
 
@@ -68,6 +68,7 @@
  * -fno-omit-yields.
  */
 
+#if !RTSCOPE_GHC_HAS_PAUSE_API
 struct PauseToken_ {
     Capability *capability;
 };
@@ -77,6 +78,7 @@ pauseTokenCapability (PauseToken *pauseToken)
 {
     return pauseToken->capability;
 }
+#endif
 
 /* The roots, for whoever holds every Capability (both RTS ways: the
  * heap snapshot writer, rts/HeapSnapshot.c, runs in the non-threaded RTS
@@ -128,12 +130,12 @@ pauseListGcOnlyRoots (ListRootsCb cb, void *user)
             cb(user, (StgClosure *) w);
         }
     }
-    for (uint32_t i = 0; i < n_capabilities; i++) {
-        for (StgWeak *w = capabilities[i]->weak_ptr_list_hd; w != NULL; w = w->link) {
+    for (uint32_t i = 0; i < RTSCOPE_N_CAPS(); i++) {
+        for (StgWeak *w = RTSCOPE_CAP(i)->weak_ptr_list_hd; w != NULL; w = w->link) {
             cb(user, (StgClosure *) w);
         }
 #if defined(THREADED_RTS)
-        Message *m = capabilities[i]->inbox;
+        Message *m = RTSCOPE_CAP(i)->inbox;
         if (m != (Message *) END_TSO_QUEUE) {
             cb(user, (StgClosure *) m);     // the rest hang off its link
         }
@@ -143,6 +145,7 @@ pauseListGcOnlyRoots (ListRootsCb cb, void *user)
 
 #if defined(THREADED_RTS)
 
+#if !RTSCOPE_GHC_HAS_PAUSE_API
 Task *rts_pausing_task = NULL;
 
 static void assertPausedOnMyTask (const char *functionName);
@@ -255,6 +258,7 @@ rts_listMiscRoots (ListRootsCb cb, void *user)
     assertPausedOnMyTask("rts_listMiscRoots");
     pauseListMiscRoots(cb, user);
 }
+#endif /* !RTSCOPE_GHC_HAS_PAUSE_API */
 
 /* Note [Pause after GC]
  * ~~~~~~~~~~~~~~~~~~~~~
@@ -427,7 +431,7 @@ pauseAfterGcHook (Task *task, bool major_seq_gc)
     RELEASE_LOCK(&gc_hold_lock);
 }
 
-#else /* !THREADED_RTS */
+#elif !RTSCOPE_GHC_HAS_PAUSE_API /* !THREADED_RTS */
 
 GNUC3_ATTRIBUTE(__noreturn__) PauseToken *
 rts_pause (void)

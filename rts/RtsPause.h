@@ -9,6 +9,15 @@
 
 #pragma once
 
+#include "RtscopeGhc.h"
+
+#if defined(THREADED_RTS) && RTSCOPE_GHC_HAS_PAUSE_API
+/* GHC's own (RtsAPI.c), exported and declared in no header: declared here
+ * outside BeginPrivate.h, whose hidden visibility on this reference would
+ * make the linker hide GHC's definition from the RTS's exports. */
+extern Task *rts_pausing_task;
+#endif
+
 #include "BeginPrivate.h"
 
 /* Walk the threads and the non-thread roots without the "paused on my
@@ -26,11 +35,16 @@ void pauseListGcOnlyRoots (ListRootsCb cb, void *user);
  * Capability after a GC for a pause-after-GC request; NULL otherwise.
  * Owned by whoever owns all the Capabilities.
  * See Note [Locking and pausing the RTS] in RtsPause.c */
+#if !RTSCOPE_GHC_HAS_PAUSE_API
 extern Task *rts_pausing_task;
+#endif
 
+#if !RTSCOPE_GHC_HAS_PAUSE_API
 /* rts_lock() calls this before waiting for a Capability: taking a
- * Capability while this thread has paused the RTS cannot succeed. */
+ * Capability while this thread has paused the RTS cannot succeed. (GHC
+ * 9.2 and later check it themselves.) */
 void rtsPauseCheckLock (Task *task);
+#endif
 
 
 /* Pause after the next major GC. See Note [Pause after GC] in RtsPause.c.

@@ -65,3 +65,30 @@
 #define RTSCOPE_N_CAPS() n_capabilities
 #define RTSCOPE_CAP(i) (capabilities[i])
 #endif
+
+/* GHC 9.2 and later: the pause API (rts_pause, rts_resume, rts_isPaused,
+ * pauseTokenCapability, rts_listThreads, rts_listMiscRoots, and
+ * rts_pausing_task, which its RtsAPI.c defines with no header declaring
+ * it) and rts_lock's refusal on the pausing thread. rtscope's 9.0.2
+ * series adds them (RtsPause.c's first part). */
+#define RTSCOPE_GHC_HAS_PAUSE_API (__GLASGOW_HASKELL__ >= 902)
+
+/* GHC 9.6 and later: delimited continuations, whose CONTINUATION closure
+ * (closure type 64) holds a captured chunk of stack, and a label on every
+ * thread (StgTSO.label, an ARR_WORDS after trec, which the GC follows). */
+#define RTSCOPE_GHC_HAS_CONTINUATIONS (__GLASGOW_HASKELL__ >= 906)
+#define RTSCOPE_GHC_HAS_TSO_LABEL (__GLASGOW_HASKELL__ >= 906)
+
+/* The GHC version the debug stub's VERSION answer and a heap snapshot's
+ * header carry, and its patch level: a ghc-debug client picks its
+ * decoding of a thread by it, as rtscope's consumer picks its layouts.
+ * GHC 9.2 and later: __GLASGOW_HASKELL__, as ghc-debug's stub answers
+ * (906 for 9.6.6). 9.0.2 (__GLASGOW_HASKELL__ 900) with the 9.2 pause API
+ * of rtscope's series answers 902: its heap is laid out as 9.2's, which is
+ * how ghc-debug's clients read it, and every 9.0.2 snapshot says 902. */
+#if RTSCOPE_GHC_HAS_PAUSE_API
+#define RTSCOPE_GHC_VERSION_MAJOR __GLASGOW_HASKELL__
+#else
+#define RTSCOPE_GHC_VERSION_MAJOR 902
+#endif
+#define RTSCOPE_GHC_VERSION_PATCH __GLASGOW_HASKELL_PATCHLEVEL1__

@@ -95,8 +95,11 @@ cache="${RTSCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rtscope}"
 # relative to it (CCACHE_BASEDIR), so another clone hits; the working
 # directory is not hashed (CCACHE_NOHASHDIR: the RTS is compiled with -g,
 # which would hash it), so an object's DW_AT_comp_dir may name the checkout
-# that first compiled that same source. RTSCOPE_CCACHE=0 compiles without.
-# Cmm and Haskell go through ghc and are not cached.
+# that first compiled that same source. ccache does not hash
+# -fmacro-prefix-map (tried: an object compiled with one map is served for
+# another), so rts.mk derives its map from the tree's name as the compiler
+# sees it, never from a path it may rewrite. RTSCOPE_CCACHE=0 compiles
+# without. Cmm and Haskell go through ghc and are not cached.
 #
 # use_ccache: sets ccache to the launcher for rts.mk's CCACHE (empty: none)
 # and exports ccache's environment.

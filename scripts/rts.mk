@@ -12,6 +12,12 @@
 # touching one file rebuilds only what includes it.
 
 TREE ?= _build/tree
+# A tree under the working directory (make -C the checkout) is named
+# relative to it, as ccache names it to the compiler when it caches (Note
+# [A compiler cache across checkouts] in scripts/lib.sh), so that
+# SRC_PREFIX_MAP matches the name the compiler sees (__FILE__ in assertion
+# messages is rts/Foo.c, as in Debian's RTS), with ccache or without.
+override TREE := $(patsubst $(CURDIR)/%,%,$(abspath $(TREE)))
 OUT  ?= _build/rts-obj
 LIB  ?= _build/lib/ghc/rts
 GEN  ?= $(OUT)/gen

@@ -29,10 +29,10 @@
  * block group's bytes. */
 #define DEBUG_STUB_BLOCK_HEADER_LEN  14
 
-/* The VERSION reply: protocol version (4 bytes, 902: the 9.2 pause API and
- * protocol), patch level, profiled RTS (1 byte), tables next to code (1
- * byte). */
-#define DEBUG_STUB_PROTOCOL_VERSION  902
+/* The VERSION reply: the GHC whose heap this is (4 bytes, as ghc-debug's
+ * stub answers: __GLASGOW_HASKELL__, 902 or 906; a client picks its
+ * layouts by it), its patch level (4 bytes: 2 or 6), profiled RTS (1
+ * byte), tables next to code (1 byte). */
 
 enum DebugStubCommand {
     DEBUG_STUB_CMD_VERSION          = 1,

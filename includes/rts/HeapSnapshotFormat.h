@@ -21,8 +21,8 @@
 #define HEAP_SNAPSHOT_MAGIC_LEN    8
 /* 2 adds PTR_MAPS; 1 is still read */
 #define HEAP_SNAPSHOT_VERSION      2
-/* The GHC the heap comes from, as the debug stub's VERSION. */
-#define HEAP_SNAPSHOT_GHC_VERSION  902
+/* The GHC the heap comes from, as the debug stub's VERSION: 902 (9.0.2)
+ * or 906 (9.6.6); the reader picks its closure layouts by it. */
 
 /* The header (HEAP_SNAPSHOT_HEADER_LEN bytes, little-endian integers). */
 #define HEAP_SNAPSHOT_HEADER_LEN       64

@@ -1,4 +1,3 @@
-{-# LANGUAGE CPP #-}
 -- UpstreamApi: a program written against the upstream packages' APIs,
 -- ghc-debug-stub (GHC.Debug.Stub) and eventlog-socket (GHC.Eventlog.Socket),
 -- and 9.2's census and flush controls (here Rtscope.Profiling), built with
@@ -11,15 +10,11 @@
 -- +RTS -hT --no-automatic-heap-samples: exactly that many samples),
 -- flushes the eventlog, says "UpstreamApi: holding" on stderr and waits
 -- until HOLD_FILE exists; then prints a checksum of the kept value.
--- GHC 9.6's series has no debug stub yet (issue #43): built with 9.6 it
--- starts none, and the rest is the same.
 module Main (main) where
 
 import Control.Concurrent (threadDelay)
 import Control.Monad (forM_, unless)
-#if __GLASGOW_HASKELL__ < 906
 import GHC.Debug.Stub (Box (..), saveClosures, withGhcDebugUnix)
-#endif
 import GHC.Eventlog.Socket
   (EventlogSocketAddr (..), defaultEventlogSocketOpts, esoWait, startWith)
 import Rtscope.Profiling (flushEventLog, requestHeapCensus)
@@ -41,7 +36,9 @@ report (Kept a xs) = putStrLn ("kept: " ++ show (a + sum xs))
 
 observed :: FilePath -> FilePath -> FilePath -> Int -> IO ()
 observed dsock esock hold n =
-  debugged dsock kept $ do
+  withGhcDebugUnix dsock $ do
+    let kept = Kept 7 [1 .. 5000]
+    saveClosures [Box kept]
     startWith (EventlogSocketUnixAddr esock) defaultEventlogSocketOpts {esoWait = True}
     forM_ [1 .. n] $ \_ -> do
       requestHeapCensus
@@ -52,13 +49,3 @@ observed dsock esock hold n =
                       unless e $ threadDelay 5000 >> waitHold
     waitHold
     report kept
-  where
-    kept = Kept 7 [1 .. 5000]
-
--- | Run with the debug stub on the socket, the kept value saved.
-debugged :: FilePath -> Kept -> IO a -> IO a
-#if __GLASGOW_HASKELL__ < 906
-debugged sock k act = withGhcDebugUnix sock (saveClosures [Box k] >> act)
-#else
-debugged _ _ act = act
-#endif

@@ -132,3 +132,6 @@ gen_eventlog() { "$TOP/consumer/build/tools/gen-eventlog" "$@"; }
 
 # gen_markdown N: a Markdown document of N sections for the real tier's programs (clients/gen-markdown.py)
 gen_markdown() { python3 "$TESTSUITE/tools/clients/gen-markdown.py" "$@"; }
+
+# tier_ghc: the case's GHC as a heap says it (the stub's VERSION, a snapshot's header): 902 or 906
+tier_ghc() { case "$TIER" in 9.6) echo 906 ;; *) echo 902 ;; esac; }

@@ -66,6 +66,7 @@ static const char *const ghc_type_names[GHC_N_CLOSURE_TYPES] = {
     "SMALL_MUT_ARR_PTRS_FROZEN_DIRTY",
     "SMALL_MUT_ARR_PTRS_FROZEN_CLEAN",
     "COMPACT_NFDATA",
+    "CONTINUATION",
 };
 
 const char *ghc_closure_type_name(uint32_t type)

@@ -1,9 +1,9 @@
-/* Closure decoding for GHC 9.0's x86_64 layouts, non-profiled
- * (includes/rts/storage/Closures.h: a one-word header, thunks one extra
- * word): the pointers of a closure as the GC would follow them, from its
- * memory, its info table and, for stacks and applications, the stub's
- * pointer map; without a map (snapshots of format 1), from the stack and
- * argument bitmaps the source holds. */
+/* Closure decoding for GHC's x86_64 layouts, non-profiled
+ * (rts/storage/Closures.h: a one-word header, thunks one extra word; what
+ * differs between the GHCs is the heap's dbg_layout): the pointers of a closure
+ * as the GC would follow them, from its memory, its info table and, for stacks
+ * and applications, the stub's pointer map; without a map (snapshots of format
+ * 1), from the stack and argument bitmaps the source holds. */
 #include "heap_impl.h"
 
 #include <inttypes.h>
@@ -280,18 +280,22 @@ static void decode_rts_object(dbg_heap *h, decode_at at, uint32_t t,
     }
     case GHC_TSO: {
         /* the fields the GC follows (scavengeTSO): _link, stackobj,
-         * trec, blocked_exceptions, bq, and block_info when the
-         * thread is blocked on a closure (or not blocked) */
-        push_named(d, mem, size, 1, DBG_NF_LINK);
-        push_named(d, mem, size, 3, DBG_NF_STACKOBJ);
-        push_words(d, mem, size, 10, 3,
-                   DBG_FIELD(DBG_FIELD_NAMED, DBG_NF_TREC, 0));
-        if (size >= 6 * WORD) {
+         * trec, the label (9.6), blocked_exceptions, bq, and block_info
+         * when the thread is blocked on a closure (or not blocked) */
+        const dbg_tso_layout *l = &h->layout->tso;
+        push_named(d, mem, size, l->link, DBG_NF_LINK);
+        push_named(d, mem, size, l->stackobj, DBG_NF_STACKOBJ);
+        push_named(d, mem, size, l->trec, DBG_NF_TREC);
+        if (l->label)
+            push_named(d, mem, size, l->label, DBG_NF_LABEL);
+        push_named(d, mem, size, l->blocked_exceptions,
+                   DBG_NF_BLOCKED_EXCEPTIONS);
+        push_named(d, mem, size, l->bq, DBG_NF_BQ);
+        if (size >= (size_t)l->why_blocked_at + 2) {
             uint16_t why;
-            memcpy(&why, mem + 4 * WORD + 2, 2); /* host order */
-            if (why == 0 || why == 1 || why == 2 || why == 12 || why == 14 ||
-                why == 15)
-                push_named(d, mem, size, 5, DBG_NF_BLOCK_INFO);
+            memcpy(&why, mem + l->why_blocked_at, 2); /* host order */
+            if (why < 32 && (l->why_closure & (1u << why)))
+                push_named(d, mem, size, l->block_info, DBG_NF_BLOCK_INFO);
         }
         break;
     }
@@ -320,8 +324,8 @@ void decode_closure_fields(dbg_heap *h, decode_at at, dbg_info *in,
         fields->n = 0;
     if (in->srt)
         emit(&d, in->srt, DBG_FIELD(DBG_FIELD_SRT, 0, 0));
-    if (r->nmap &&
-        (t == GHC_STACK || t == GHC_AP_STACK || t == GHC_PAP || t == GHC_AP))
+    if (r->nmap && (t == GHC_STACK || t == GHC_AP_STACK || t == GHC_PAP ||
+                    t == GHC_AP || t == GHC_CONTINUATION))
         decode_map(h, at, t, r, &d);
     else if (ghc_type_is_constr(t) || ghc_type_is_fun(t) || t == GHC_PRIM ||
              t == GHC_MUT_PRIM)
@@ -371,6 +375,7 @@ const char *const dbg_field_names[DBG_NF_N] = {
     [DBG_NF_BLOCKED_EXCEPTIONS] = "blocked_exceptions",
     [DBG_NF_BQ] = "bq",
     [DBG_NF_BLOCK_INFO] = "block_info",
+    [DBG_NF_LABEL] = "label",
 };
 
 int dbg_field_describe(uint64_t field, char *buf, size_t len, uint32_t *index)

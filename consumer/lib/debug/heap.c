@@ -11,6 +11,7 @@
 void dbg_heap_init_source(dbg_heap *h, const dbg_source_ops *ops, void *src)
 {
     memset(h, 0, sizeof(*h));
+    h->layout = dbg_layout_default();
     h->ops = ops;
     h->src = src;
 }

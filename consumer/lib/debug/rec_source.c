@@ -147,6 +147,7 @@ int dbg_heap_record(dbg_heap *h, dbg_snap *snap)
     s->src = h->src;
     s->src_free = h->src_free;
     s->snap = snap;
+    snap->ghc_version = h->layout->ghc; /* the heap's GHC, as the stub said */
     h->ops = &rec_ops;
     h->src = s;
     h->src_free = rec_free_all;

@@ -141,7 +141,8 @@ int host_little(void)
 void dbg_snap_init(dbg_snap *s)
 {
     memset(s, 0, sizeof(*s));
-    s->ghc_version = DBG_SNAP_GHC;
+    /* the recorder sets the heap's own (dbg_heap.layout) */
+    s->ghc_version = dbg_layout_default()->ghc;
 }
 
 static void info_free(dbg_snap_info *in)

@@ -132,11 +132,11 @@ static int load_header(dbg_snap *s, const unsigned char *p, size_t len,
         return -1;
     }
     s->ghc_version = (uint32_t)le_get(p + HEAP_SNAPSHOT_OFF_GHC, 4);
-    if (s->ghc_version != DBG_SNAP_GHC) {
+    if (!dbg_layout_for(s->ghc_version)) {
         snap_err(s,
                  "offset 12: a snapshot of a heap of GHC version %u; "
-                 "rtscope debug reads GHC 9.0.2 heaps (%d)",
-                 s->ghc_version, DBG_SNAP_GHC);
+                 "rtscope debug reads the heaps of GHC %s",
+                 s->ghc_version, dbg_layout_known());
         return -1;
     }
     if (p[HEAP_SNAPSHOT_OFF_WORD] != WORD) {

@@ -1,7 +1,8 @@
-/* GHC 9.0's closure types (rts/storage/ClosureTypes.h of 9.0.2, the same
- * in 9.2): their numbers as info tables, the eventlog's IPE events and the
- * debug stub give them, their names, and the kinds the heap's readers ask
- * about. The one table of them in the consumer. */
+/* GHC's closure types (rts/storage/ClosureTypes.h: 0-63 the same in 9.0.2
+ * and 9.6.6, which adds 64, CONTINUATION): their numbers as info tables,
+ * the eventlog's IPE events and the debug stub give them, their names, and
+ * the kinds the heap's readers ask about. The one table of them in the
+ * consumer. */
 #ifndef RTSCOPE_BASE_CLOSURE_TYPES_H
 #define RTSCOPE_BASE_CLOSURE_TYPES_H
 
@@ -53,7 +54,8 @@ enum ghc_closure_type {
     GHC_SMALL_MUT_ARR_PTRS_CLEAN = 59,
     GHC_SMALL_MUT_ARR_PTRS_FROZEN_CLEAN = 62,
     GHC_COMPACT_NFDATA = 63,
-    GHC_N_CLOSURE_TYPES = 64,
+    GHC_CONTINUATION = 64, /* GHC 9.6 and later */
+    GHC_N_CLOSURE_TYPES = 65,
 };
 
 /* GHC's name of a closure type ("THUNK_1_0"), "UNKNOWN" beyond the table. */

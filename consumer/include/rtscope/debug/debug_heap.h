@@ -11,6 +11,7 @@
 
 #include "rtscope/base/closure_types.h"
 #include "rtscope/debug/debug_client.h"
+#include "rtscope/debug/debug_layout.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -82,6 +83,9 @@ typedef struct dbg_info_cache dbg_info_cache;
 
 typedef struct dbg_heap {
     dbg_conn *conn; /* the live connection, NULL for a snapshot */
+    /* the heap's GHC (debug_layout.h): 9.0.2's unless the caller sets the
+     * one the stub's VERSION or the snapshot's header names */
+    const dbg_layout *layout;
     const dbg_source_ops *ops;
     void *src;
     /* A source the heap made and frees (dbg_heap_init's stub source, a
@@ -192,6 +196,7 @@ enum dbg_named_field {
     DBG_NF_BLOCKED_EXCEPTIONS,
     DBG_NF_BQ,
     DBG_NF_BLOCK_INFO,
+    DBG_NF_LABEL, /* a thread's label (GHC 9.6) */
     DBG_NF_N
 };
 extern const char *const dbg_field_names[DBG_NF_N];

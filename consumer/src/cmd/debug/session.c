@@ -63,11 +63,12 @@ static int open_live_path(debug_session *s, const char *path)
         dbg_close(c);
         return r;
     }
-    if (v != DBG_SNAP_GHC) {
+    const dbg_layout *layout = dbg_layout_for(v);
+    if (!layout) {
         dbg_close(c);
         return debug_fail("%s: the debuggee's stub reports version %u; "
-                          "rtscope debug reads GHC 9.0.2 heaps (version 902)",
-                          path, v);
+                          "rtscope debug reads the heaps of GHC %s",
+                          path, v, dbg_layout_known());
     }
     if (prof > 0) {
         /* every closure carries a profiling header that the decoder does
@@ -82,6 +83,7 @@ static int open_live_path(debug_session *s, const char *path)
         dbg_close(c);
         return debug_fail("out of memory");
     }
+    s->heap.layout = layout;
     return 0;
 }
 
@@ -118,6 +120,8 @@ int debug_session_open(debug_session *s, const char *target)
             return debug_fail("%s: %s", target, s->snap.err);
         s->is_snapshot = 1;
         dbg_heap_init_source(&s->heap, &dbg_source_snap, &s->snap);
+        s->heap.layout =
+            dbg_layout_for(s->snap.ghc_version); /* loaded: known */
         return 0;
     }
     return open_live(s, target);

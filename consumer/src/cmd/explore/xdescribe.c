@@ -43,17 +43,17 @@ static const char *why_blocked(unsigned w)
     return w < sizeof(why) / sizeof(*why) && why[w] ? why[w] : "blocked";
 }
 
-/* What a thread's row says: its id and why it waits (StgTSO, 9.0.2:
- * what_next and why_blocked are the half-words at byte 32 and 34, the id
- * the word at 48). */
-static void thread_text(const dbg_closure *c, char *buf, size_t len)
+/* What a thread's row says: its id and why it waits (StgTSO's what_next
+ * and why_blocked half-words and its id, where the heap's GHC has them). */
+static void thread_text(const dbg_tso_layout *l, const dbg_closure *c,
+                        char *buf, size_t len)
 {
     uint16_t what_next = 0, why = 0;
     uint64_t id = 0;
-    if (c->size >= 56) {
-        memcpy(&what_next, c->mem + 32, 2);
-        memcpy(&why, c->mem + 34, 2);
-        memcpy(&id, c->mem + 48, 8);
+    if (c->size >= (uint32_t)l->id_at + 8) {
+        memcpy(&what_next, c->mem + l->what_next_at, 2);
+        memcpy(&why, c->mem + l->why_blocked_at, 2);
+        memcpy(&id, c->mem + l->id_at, 8);
     }
     snprintf(buf, len, "thread %" PRIu64 ", %s", id,
              what_next >= 3 ? "finished" : why_blocked(why));
@@ -98,7 +98,7 @@ static void closure_summary(xt_tree *t, const dbg_closure *c, char *buf,
     info_name(t->h, c->info, name, sizeof(name));
     more[0] = '\0';
     if (c->info->type == GHC_TSO)
-        thread_text(c, more, sizeof(more));
+        thread_text(&t->h->layout->tso, c, more, sizeof(more));
     else if (!dbg_info_is_rts(t->h, c->info) || c->info->type == GHC_ARR_WORDS)
         data_text(c, more, sizeof(more));
     snprintf(buf, len, "%s %s%s%s", ghc_closure_type_name(c->info->type), name,

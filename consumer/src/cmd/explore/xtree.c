@@ -208,16 +208,33 @@ static size_t payload_start(uint32_t type)
 }
 
 /* A name for the field at word w of a closure of this type. */
-static void field_name(uint32_t type, size_t w, char *out, size_t len)
+/* The name of word w of a thread in this GHC's StgTSO, or NULL. */
+static const char *tso_field(const dbg_tso_layout *l, size_t w)
 {
-    /* StgTSO, 9.0.2 */
-    static const char *const tso[] = {
-        NULL, "_link", "global_link", "stackobj", NULL,   "block_info",
-        NULL, NULL,    NULL,          NULL,       "trec", "blocked_exceptions",
-        "bq"};
+    const struct {
+        uint8_t at;
+        const char *name;
+    } f[] = {{l->link, "_link"},
+             {l->global_link, "global_link"},
+             {l->stackobj, "stackobj"},
+             {l->block_info, "block_info"},
+             {l->trec, "trec"},
+             {l->label, "label"},
+             {l->blocked_exceptions, "blocked_exceptions"},
+             {l->bq, "bq"}};
+    for (size_t i = 0; i < sizeof(f) / sizeof(*f); i++)
+        if (f[i].at && f[i].at == w)
+            return f[i].name;
+    return NULL;
+}
+
+static void field_name(const dbg_layout *l, uint32_t type, size_t w, char *out,
+                       size_t len)
+{
     size_t p = payload_start(type);
-    if (type == GHC_TSO && w < sizeof(tso) / sizeof(*tso) && tso[w])
-        snprintf(out, len, "%s", tso[w]);
+    const char *tso = type == GHC_TSO ? tso_field(&l->tso, w) : NULL;
+    if (tso)
+        snprintf(out, len, "%s", tso);
     else if (ghc_type_is_array(type))
         snprintf(out, len, "[%zu]", w - p);
     else if (type == GHC_MUT_VAR_CLEAN || type == GHC_MUT_VAR_DIRTY)
@@ -230,7 +247,7 @@ static void field_name(uint32_t type, size_t w, char *out, size_t len)
 
 /* The pointer fields of a closure, each named by the word it is in; what
  * is in no word is the closure's static reference table. */
-static int kids_of_fields(const dbg_read *r, kidvec *k)
+static int kids_of_fields(const dbg_layout *l, const dbg_read *r, kidvec *k)
 {
     const dbg_closure *c = &r->c;
     size_t nw = c->size / WORD;
@@ -250,7 +267,7 @@ static int kids_of_fields(const dbg_read *r, kidvec *k)
                 break;
         if (w < nw) {
             used[w] = 1;
-            field_name(c->info->type, w, x->label, sizeof(x->label));
+            field_name(l, c->info->type, w, x->label, sizeof(x->label));
         } else {
             snprintf(x->label, sizeof(x->label), "srt");
         }
@@ -363,7 +380,7 @@ static int kids_of(xt_tree *t, uint32_t i, kidvec *k)
     else if (t->rd.c.info->type == GHC_STACK && t->rd.map)
         r = kids_of_stack(&t->rd, k);
     else
-        r = kids_of_fields(&t->rd, k);
+        r = kids_of_fields(t->h->layout, &t->rd, k);
     if (r != 0)
         snprintf(t->err, sizeof(t->err), "out of memory");
     return r;

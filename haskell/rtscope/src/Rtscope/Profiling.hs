@@ -1,4 +1,3 @@
-{-# LANGUAGE CPP #-}
 -- |
 -- GHC 9.2's controls of heap profiling (base-4.16's "GHC.Profiling") and
 -- eventlog flushing (@Debug.Trace.flushEventLog@), for GHC 9.0.2 with
@@ -13,10 +12,8 @@
 -- rtscope's own (9.2 has none).
 --
 -- Against GHC 9.6 with rtscope's RTS the module builds too, so code written
--- for 9.0.2 builds unchanged, and its functions are the RTS's own (base's
--- "GHC.Profiling" has the same ones). 9.6's series writes no heap
--- snapshots yet: there 'requestHeapSnapshot' throws an 'IOError'
--- ('UnsupportedOperation') saying so.
+-- for 9.0.2 builds unchanged; base-4.18's "GHC.Profiling" has the heap
+-- functions under their own names as well.
 module Rtscope.Profiling
   ( requestHeapCensus
   , startHeapProfTimer
@@ -28,9 +25,6 @@ module Rtscope.Profiling
   ) where
 
 import Foreign.Ptr (Ptr, nullPtr)
-#if __GLASGOW_HASKELL__ >= 906
-import GHC.IO.Exception (IOErrorType (UnsupportedOperation), IOException (..))
-#endif
 
 -- | Take a heap census at the next context switch, whether or not the heap
 -- profile timer runs (with @+RTS --no-automatic-heap-samples@, the only
@@ -64,18 +58,4 @@ flushEventLog = c_flushEventLog nullPtr
 -- fork. One line on stderr (and in the eventlog) says where the snapshot
 -- is, or why there is none (a snapshot being written already, a full
 -- disk...).
-#if __GLASGOW_HASKELL__ >= 906
-requestHeapSnapshot :: IO ()
-requestHeapSnapshot =
-  ioError
-    IOError
-      { ioe_handle = Nothing
-      , ioe_type = UnsupportedOperation
-      , ioe_location = "Rtscope.Profiling.requestHeapSnapshot"
-      , ioe_description = "rtscope's RTS for GHC 9.6 writes no heap snapshots yet"
-      , ioe_errno = Nothing
-      , ioe_filename = Nothing
-      }
-#else
 foreign import ccall safe "rts_requestHeapSnapshot" requestHeapSnapshot :: IO ()
-#endif
