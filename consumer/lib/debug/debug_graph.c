@@ -12,25 +12,35 @@
  * The graph: the closures a walk reads, numbered in the order it reads
  * them (so a closure's first-reached parent has a smaller id), and a
  * virtual root whose pointers are the GC roots. Its dominator tree is
- * computed with Lengauer and Tarjan's algorithm ("A fast algorithm for
- * finding dominators in a flowgraph", TOPLAS 1979), the simple version
- * with path compression: O(E log N), iterative throughout (a list of ten
- * million cells is a path that deep), in arrays of 32-bit indices:
+ * computed by semi-NCA (Georgiadis, "Linear-time algorithms for dominators
+ * and related problems", 2005), Lengauer and Tarjan's semidominators ("A
+ * fast algorithm for finding dominators in a flowgraph", TOPLAS 1979,
+ * the simple version with path compression) followed by a nearest common
+ * ancestor search in place of their buckets; O(E log N) for the first
+ * part, and fast in practice for the second (LLVM builds its dominator
+ * trees this way); iterative throughout (a list of ten million cells is a
+ * path that deep), in arrays of 32-bit indices:
  *
  *   1. a depth-first numbering from the virtual root, over the pointers;
  *   2. the predecessors of every closure, in that numbering (the pointers
  *      are freed then: nothing after needs them);
- *   3. semidominators in decreasing number, with a forest linked as it
- *      goes and evaluated with path compression; then the immediate
- *      dominators in increasing number;
+ *   3. semidominators in decreasing number, over a forest that needs no
+ *      links of its own: the vertices numbered above the one at hand are
+ *      linked to their DFS parents, whose array path compression then
+ *      rewrites; then each immediate dominator in increasing number, the
+ *      nearest dominator of its DFS parent numbered at most its
+ *      semidominator;
  *   4. retained sizes: each closure's size, added to its immediate
  *      dominator's in decreasing number (a dominator is always numbered
  *      before what it dominates).
  *
- * Memory: the graph keeps 8 (address) + 4 (size) + 4 (info) + 4 (parent)
- * bytes a closure and 4 a pointer; the computation adds 4 a pointer
- * (predecessors) and six arrays of 4 bytes a closure, and the retained
- * sizes 8. benchmarks/debug measures it per million closures.
+ * Memory (what `debug dominators` needs beyond the heap it reads, #41):
+ * the graph keeps 8 (address) + 4 (size) + 4 (info) + 4 (parent) bytes a
+ * closure and 4 a pointer; the walk's pointer targets take 8 a pointer
+ * until they are resolved to ids, in place. Step 2 holds the pointers and
+ * the predecessors (8 a pointer) and four arrays of 4 bytes a closure,
+ * step 3 the predecessors and six; the retained sizes take 8.
+ * benchmarks/debug and benchmarks/explore measure it per million closures.
  *
  * Ids of addresses: their rank among the closures (addr_rank.h), and the
  * rank's id: 2.3% of the heap's size plus 4 bytes a closure, where a
@@ -170,9 +180,8 @@ int dbg_graph_builder_finish(dbg_graph_builder *bp, const uint64_t *roots,
     rank2id = malloc((g->n ? g->n : 1) * sizeof(*rank2id));
     if (!g->parent) /* nothing reachable */
         g->parent = malloc(sizeof(*g->parent));
-    g->succ = malloc((b.ne ? b.ne : 1) * sizeof(*g->succ));
     g->roots = malloc((nroots ? nroots : 1) * sizeof(*g->roots));
-    if (!rank2id || !g->parent || !g->succ || !g->roots)
+    if (!rank2id || !g->parent || !g->roots)
         goto oom;
     for (size_t i = 0; i < g->n; i++)
         rank2id[rank_of(&b.rs, g->addr[i])] = (uint32_t)i;
@@ -181,18 +190,27 @@ int dbg_graph_builder_finish(dbg_graph_builder *bp, const uint64_t *roots,
         uint32_t k_ = rank_of(&b.rs, (a));                                     \
         k_ == DBG_GRAPH_NONE ? DBG_GRAPH_NONE : rank2id[k_];                   \
     })
-    /* pointers to what could not be read are dropped */
+    /* The targets to ids in place, each 4-byte id over the 8-byte address
+     * of its own index or a lower one (4w + 4 <= 8e for w <= e, e > 0, and
+     * e = 0 is read first), so that the addresses and the ids never take
+     * memory at once; pointers to what could not be read are dropped. */
+    unsigned char *buf = (unsigned char *)b.eaddr;
     size_t w = 0;
     for (size_t i = 0; i < g->n; i++) {
         size_t from = g->off[i], to = g->off[i + 1];
         g->off[i] = (uint32_t)w;
         for (size_t e = from; e < to; e++) {
-            uint32_t t = ID_OF(b.eaddr[e]);
+            uint64_t a;
+            memcpy(&a, buf + e * sizeof(a), sizeof(a));
+            uint32_t t = ID_OF(a);
             if (t != DBG_GRAPH_NONE)
-                g->succ[w++] = t;
+                memcpy(buf + w++ * sizeof(t), &t, sizeof(t));
         }
     }
     g->off[g->n] = (uint32_t)w;
+    uint32_t *succ = realloc(buf, (w ? w : 1) * sizeof(*succ));
+    g->succ = succ ? succ : (uint32_t *)buf; /* a failed shrink: as it is */
+    b.eaddr = NULL;
     for (size_t i = 0; i < nroots; i++) {
         uint32_t t = ID_OF(roots[i] & ~(uint64_t)7);
         if (t != DBG_GRAPH_NONE)
@@ -228,42 +246,6 @@ int dbg_graph_build(dbg_heap *h, const uint64_t *roots, size_t nroots,
 
 /* ---- dominators ------------------------------------------------------- */
 
-typedef struct lt {
-    uint32_t *ancestor, *label, *semi;
-    uint32_t *stack; /* EVAL's path: grown as needed, short in practice */
-    size_t cap;
-    int nomem;
-} lt;
-
-/* EVAL with path compression, iteratively: the path from v up to the
- * forest root's child, compressed top down. */
-static uint32_t lt_eval(lt *t, uint32_t v)
-{
-    if (!t->ancestor[v])
-        return v;
-    size_t n = 0;
-    for (uint32_t u = v; t->ancestor[t->ancestor[u]]; u = t->ancestor[u]) {
-        if (n == t->cap) {
-            size_t nc = t->cap ? t->cap * 2 : 4096;
-            uint32_t *ns = realloc(t->stack, nc * sizeof(*ns));
-            if (!ns) {
-                t->nomem = 1; /* the result is wrong: the caller fails */
-                break;
-            }
-            t->stack = ns;
-            t->cap = nc;
-        }
-        t->stack[n++] = u;
-    }
-    while (n-- > 0) {
-        uint32_t u = t->stack[n], a = t->ancestor[u];
-        if (t->semi[t->label[a]] < t->semi[t->label[u]])
-            t->label[u] = t->label[a];
-        t->ancestor[u] = t->ancestor[a];
-    }
-    return t->label[v];
-}
-
 /* The pointers of node v (the virtual root's: the roots). */
 static const uint32_t *out_of(const dbg_graph *g, size_t v, uint32_t *deg)
 {
@@ -275,41 +257,50 @@ static const uint32_t *out_of(const dbg_graph *g, size_t v, uint32_t *deg)
     return g->succ + g->off[v];
 }
 
-/* The computation's arrays (Note [Dominators]), in dfs numbers 1..nn;
- * each step frees what no later one needs. */
+/* The computation's arrays (Note [Dominators]), in dfs numbers 1..nn
+ * (node n, the virtual root, is number 1); each step frees what no later
+ * one needs. */
 typedef struct dom_work {
-    uint32_t nn;       /* nodes numbered: every closure and the root */
-    uint32_t *dfn;     /* by node: its number, 0 if not reached */
-    uint32_t *vertex;  /* by number: the node */
-    uint32_t *dparent; /* by number: the number of its DFS parent */
-    uint32_t *poff;    /* predecessors of x: pred[poff[x] .. poff[x + 1]) */
+    uint32_t nn;      /* nodes numbered: every closure and the root */
+    uint32_t *dfn;    /* by node: its number, 0 if not reached */
+    uint32_t *vertex; /* by number: the node */
+    uint32_t *anc;    /* by number: its DFS parent's number, then its
+                         ancestor in the forest of step 3 */
+    uint32_t *poff;   /* predecessors of x: pred[poff[x] .. poff[x + 1]) */
     uint32_t *pred;
-    uint32_t *idom; /* by number */
+    uint32_t *idom;  /* by number */
+    uint32_t *semi;  /* by number: its semidominator's number */
+    uint32_t *label; /* by number: step 3's EVAL */
+    uint32_t *stack; /* EVAL's path: grown as needed, short in practice */
+    size_t cap;
 } dom_work;
 
 static void dom_work_free(dom_work *w)
 {
     free(w->dfn);
     free(w->vertex);
-    free(w->dparent);
+    free(w->anc);
     free(w->poff);
     free(w->pred);
     free(w->idom);
+    free(w->semi);
+    free(w->label);
+    free(w->stack);
     memset(w, 0, sizeof(*w));
 }
 
 /* 1. A depth-first numbering from the virtual root (node n), over the
- * pointers, iteratively. 0, or -1 when out of memory. */
+ * pointers, iteratively: dfn and the DFS parents. 0, or -1 when out of
+ * memory. */
 static int dom_number(const dbg_graph *g, dom_work *w)
 {
     size_t nv = g->n + 1;
     uint32_t root = (uint32_t)g->n;
     uint32_t *dfn = w->dfn = calloc(nv, sizeof(*dfn));
-    uint32_t *vertex = w->vertex = malloc((nv + 1) * sizeof(*vertex));
-    uint32_t *dparent = w->dparent = malloc((nv + 1) * sizeof(*dparent));
+    uint32_t *anc = w->anc = malloc((nv + 1) * sizeof(*anc));
     uint32_t *cursor = malloc(nv * sizeof(*cursor)); /* DFS stack: nodes */
     uint32_t *pos = malloc(nv * sizeof(*pos));       /* and next pointer */
-    if (!dfn || !vertex || !dparent || !cursor || !pos) {
+    if (!dfn || !anc || !cursor || !pos) {
         free(cursor);
         free(pos);
         return -1;
@@ -317,8 +308,7 @@ static int dom_number(const dbg_graph *g, dom_work *w)
     uint32_t k = 0;
     size_t sp = 0;
     dfn[root] = ++k;
-    vertex[k] = root;
-    dparent[k] = 0;
+    anc[k] = 0;
     cursor[sp] = root;
     pos[sp++] = 0;
     while (sp > 0) {
@@ -332,8 +322,7 @@ static int dom_number(const dbg_graph *g, dom_work *w)
         if (dfn[u])
             continue;
         dfn[u] = ++k;
-        vertex[k] = u;
-        dparent[k] = dfn[v];
+        anc[k] = dfn[v];
         cursor[sp] = u;
         pos[sp++] = 0;
     }
@@ -343,8 +332,10 @@ static int dom_number(const dbg_graph *g, dom_work *w)
     return 0;
 }
 
-/* 2. The predecessors of every node, by dfs number; then the pointers and
- * the numbering by node are freed. 0, or -1 when out of memory. */
+/* 2. The predecessors of every node, by dfs number (counted, then placed
+ * from each list's end: no cursor array); then the pointers are freed,
+ * and the numbering turned around (vertex) and freed. 0, or -1 when out
+ * of memory. */
 static int dom_preds(dbg_graph *g, dom_work *w)
 {
     size_t nv = g->n + 1, nn = w->nn;
@@ -359,18 +350,14 @@ static int dom_preds(dbg_graph *g, dom_work *w)
             continue;
         for (uint32_t e = 0; e < deg; e++)
             if (dfn[out[e]])
-                poff[dfn[out[e]] + 1]++;
+                poff[dfn[out[e]]]++;
     }
-    for (size_t i = 1; i <= nn + 1; i++)
+    for (size_t i = 1; i <= nn + 1; i++) /* poff[x]: the end of x's list */
         poff[i] += poff[i - 1];
     uint32_t *pred = w->pred =
         malloc((poff[nn + 1] ? poff[nn + 1] : 1) * sizeof(*pred));
-    uint32_t *fill = malloc((nn + 2) * sizeof(*fill));
-    if (!pred || !fill) {
-        free(fill);
+    if (!pred)
         return -1;
-    }
-    memcpy(fill, poff, (nn + 2) * sizeof(*fill));
     for (size_t v = 0; v < nv; v++) {
         uint32_t deg;
         const uint32_t *out = out_of(g, v, &deg);
@@ -378,83 +365,95 @@ static int dom_preds(dbg_graph *g, dom_work *w)
             continue;
         for (uint32_t e = 0; e < deg; e++)
             if (dfn[out[e]])
-                pred[fill[dfn[out[e]]]++] = dfn[v];
+                pred[--poff[dfn[out[e]]]] = dfn[v]; /* then: its start */
     }
-    free(fill);
-    free(w->dfn);
-    w->dfn = NULL;
     free(g->succ);
     g->succ = NULL;
     free(g->off);
     g->off = NULL;
+    uint32_t *vertex = w->vertex = malloc((nn + 1) * sizeof(*vertex));
+    if (!vertex)
+        return -1;
+    for (size_t v = 0; v < nv; v++)
+        if (dfn[v])
+            vertex[dfn[v]] = (uint32_t)v;
+    free(w->dfn);
+    w->dfn = NULL;
     return 0;
 }
 
-/* 3a. Semidominators in decreasing number, the forest linked as it goes
- * and evaluated with path compression (t); a vertex's immediate
- * dominator is set as it leaves its bucket, or left for 3b. */
-static void dom_semidominators(dom_work *w, lt *t, uint32_t *bucket)
+/* EVAL with path compression, iteratively: of the path from v up to its
+ * tree's root (excluded), the vertex of least semidominator. The forest
+ * is implicit: the vertices numbered above `last` are linked, each to its
+ * DFS parent (anc[], compressed as it goes); the others are roots. -1
+ * when out of memory. */
+static int64_t dom_eval(dom_work *w, uint32_t v, uint32_t last)
 {
-    const uint32_t *poff = w->poff, *pred = w->pred, *dparent = w->dparent;
-    uint32_t *idom = w->idom, nn = w->nn;
-    for (uint32_t v = 1; v <= nn; v++) {
-        t->label[v] = v;
-        t->semi[v] = v;
-    }
-    for (uint32_t v = nn; v >= 2; v--) {
-        for (uint32_t e = poff[v]; e < poff[v + 1]; e++) {
-            uint32_t u = lt_eval(t, pred[e]);
-            if (t->semi[u] < t->semi[v])
-                t->semi[v] = t->semi[u];
+    uint32_t *anc = w->anc, *label = w->label;
+    const uint32_t *semi = w->semi;
+    if (v <= last)
+        return v;
+    size_t n = 0;
+    for (uint32_t u = v; anc[u] > last; u = anc[u]) {
+        if (n == w->cap) {
+            size_t nc = w->cap ? w->cap * 2 : 4096;
+            uint32_t *ns = realloc(w->stack, nc * sizeof(*ns));
+            if (!ns)
+                return -1;
+            w->stack = ns;
+            w->cap = nc;
         }
-        /* a bucket is a list linked through idom[]: a vertex's idom is
-         * not set before it leaves its bucket */
-        uint32_t s = t->semi[v], p = dparent[v];
-        idom[v] = bucket[s];
-        bucket[s] = v;
-        t->ancestor[v] = p; /* LINK */
-        for (uint32_t x = bucket[p], next; x; x = next) {
-            next = idom[x];
-            uint32_t u = lt_eval(t, x);
-            idom[x] = t->semi[u] < t->semi[x] ? u : p;
-        }
-        bucket[p] = 0;
+        w->stack[n++] = u;
     }
+    while (n-- > 0) {
+        uint32_t u = w->stack[n], a = anc[u];
+        if (semi[label[a]] < semi[label[u]])
+            label[u] = label[a];
+        anc[u] = anc[a];
+    }
+    return label[v];
 }
 
-/* 3. The immediate dominators, in dfs numbers: 3a, then (3b) those 3a
- * left unresolved, in increasing number. Frees the predecessors. 0, or -1
- * when out of memory. */
+/* 3. The immediate dominators, in dfs numbers, by semi-NCA: the
+ * semidominators in decreasing number, then each vertex's immediate
+ * dominator as the nearest of its DFS parent's dominators numbered at
+ * most its semidominator, in increasing number. Frees the predecessors.
+ * 0, or -1 when out of memory. */
 static int dom_idoms(dom_work *w)
 {
     uint32_t nn = w->nn;
     size_t na = (size_t)nn + 1;
-    lt t = {.cap = 4096};
-    t.ancestor = calloc(na, sizeof(uint32_t));
-    t.label = malloc(na * sizeof(uint32_t));
-    t.semi = malloc(na * sizeof(uint32_t));
-    t.stack = malloc(t.cap * sizeof(uint32_t));
-    uint32_t *idom = w->idom = calloc(na, sizeof(uint32_t));
-    uint32_t *bucket = calloc(na, sizeof(uint32_t));
-    int bad =
-        !t.ancestor || !t.label || !t.semi || !t.stack || !idom || !bucket;
-    if (!bad) {
-        dom_semidominators(w, &t, bucket);
-        bad = t.nomem;
-    }
-    if (!bad) /* 3b */
-        for (uint32_t v = 2; v <= nn; v++)
-            if (idom[v] != t.semi[v])
-                idom[v] = idom[idom[v]];
+    uint32_t *idom = w->idom = malloc(na * sizeof(uint32_t));
+    uint32_t *semi = w->semi = malloc(na * sizeof(uint32_t));
+    uint32_t *label = w->label = malloc(na * sizeof(uint32_t));
+    if (!idom || !semi || !label)
+        return -1;
+    memcpy(idom, w->anc, na * sizeof(uint32_t)); /* the DFS parents */
+    for (uint32_t v = 1; v <= nn; v++)
+        label[v] = semi[v] = v;
+    const uint32_t *poff = w->poff, *pred = w->pred;
+    for (uint32_t v = nn; v >= 2; v--)
+        for (uint32_t e = poff[v]; e < poff[v + 1]; e++) {
+            int64_t u = dom_eval(w, pred[e], v);
+            if (u < 0)
+                return -1;
+            if (semi[u] < semi[v])
+                semi[v] = semi[u];
+        }
     free(w->pred);
     free(w->poff);
-    w->pred = w->poff = NULL;
-    free(t.ancestor);
-    free(t.label);
-    free(t.semi);
-    free(t.stack);
-    free(bucket);
-    return bad ? -1 : 0;
+    free(w->anc);
+    free(w->label);
+    w->pred = w->poff = w->anc = w->label = NULL;
+    for (uint32_t v = 2; v <= nn; v++) {
+        uint32_t d = idom[v];
+        while (d > semi[v])
+            d = idom[d];
+        idom[v] = d;
+    }
+    free(w->semi);
+    w->semi = NULL;
+    return 0;
 }
 
 /* 4. Retained sizes, each closure's added to its immediate dominator's in

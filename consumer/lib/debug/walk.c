@@ -52,9 +52,10 @@ static int walk_enqueue(walk *w, uint64_t addr, uint64_t parent, uint32_t tag)
 /* Take the next batch off the queue: its size. */
 static size_t walk_take(walk *w)
 {
-    if (w->head >= ((size_t)1 << 20) && w->head * 2 >= w->n) {
+    if (w->head >= ((size_t)1 << 16) && w->head * 2 >= w->n) {
         /* what has been read leaves the queue: it holds the BFS's
-         * frontier, not the whole heap */
+         * frontier, not the whole heap (at most twice the frontier: the
+         * moves cost a copy of each entry at most once on average) */
         memmove(w->q, w->q + w->head, (w->n - w->head) * sizeof(*w->q));
         w->n -= w->head;
         w->head = 0;

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "httpd.h"
+#include "rtscope/base/procmem.h"
 #include "rtscope/out/prom.h"
 
 #include <curl/curl.h>
@@ -44,18 +45,10 @@ static void export_write_targets(exporter *ex, FILE *f)
 static void export_write_self(exporter *ex, FILE *f)
 {
     struct rusage ru;
-    long rss_pages = 0;
-    FILE *sm = fopen("/proc/self/statm", "r");
-    if (sm) {
-        long size;
-        if (fscanf(sm, "%ld %ld", &size, &rss_pages) != 2)
-            rss_pages = 0;
-        fclose(sm);
-    }
+    long long rss = rt_resident_bytes();
     prom_write_family(f, "process_resident_memory_bytes", "gauge",
                       "Resident memory of the exporter.");
-    fprintf(f, "process_resident_memory_bytes %lld\n",
-            (long long)rss_pages * sysconf(_SC_PAGESIZE));
+    fprintf(f, "process_resident_memory_bytes %lld\n", rss > 0 ? rss : 0);
     if (getrusage(RUSAGE_SELF, &ru) == 0) {
         prom_write_family(f, "process_cpu_seconds_total", "counter",
                           "CPU time of the exporter.");
@@ -159,10 +152,12 @@ enum MHD_Result export_http(void *cls, struct MHD_Connection *c,
 {
     exporter *ex = cls;
     int get, post;
-    (void)version;
+    enum MHD_Result refused;
     (void)upload_data;
     if (httpd_request_begin(con_cls, upload_data_size, method, &get, &post))
         return MHD_YES;
+    if (httpd_request_refused(c, method, version, &url, &refused))
+        return refused;
     if (strncmp(url, "/control/", 9) == 0) {
         if (!post)
             return httpd_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,

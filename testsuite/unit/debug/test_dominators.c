@@ -3,7 +3,8 @@
  * immediate dominator and its exact retained size (its bytes and those of
  * everything it dominates), on a chain, a diamond, a shared child of two
  * roots, cycles (one through a root), a long list (a deep iterative DFS),
- * and the textbook flowgraph of Lengauer and Tarjan's paper. */
+ * the textbook flowgraph of Lengauer and Tarjan's paper, and random heaps
+ * against dominators found the slow way. */
 #define _GNU_SOURCE
 #include "rtscope/debug/debug_graph.h"
 #include "rtscope/debug/debug_heap.h"
@@ -256,6 +257,98 @@ START_TEST(dom_long_list)
 }
 END_TEST
 
+/* Random heaps against dominators found the slow way: d dominates v when
+ * v cannot be reached from the roots once d is taken out. 2000 heaps of 2
+ * to 15 closures (every one reachable: a random spanning tree first),
+ * 1 to 3 roots, then random pointers, self-pointers and repeats among
+ * them; the generator is seeded, so a failure repeats. */
+static uint32_t rnd_state = 0x2545f491u;
+static uint32_t rnd(uint32_t n)
+{
+    rnd_state ^= rnd_state << 13;
+    rnd_state ^= rnd_state >> 17;
+    rnd_state ^= rnd_state << 5;
+    return rnd_state % n;
+}
+
+/* The nodes reached from roots without passing through `gone` (-1: none). */
+static void reach(int n, const int edges[][MAXPTRS + 1], const int *roots,
+                  int gone, int *seen)
+{
+    int stack[64], sp = 0;
+    memset(seen, 0, (size_t)n * sizeof(*seen));
+    for (int r = 0; roots[r] >= 0; r++)
+        if (roots[r] != gone && !seen[roots[r]])
+            seen[roots[r]] = 1, stack[sp++] = roots[r];
+    while (sp > 0) {
+        int v = stack[--sp];
+        for (int k = 0; edges[v][k] >= 0; k++) {
+            int u = edges[v][k];
+            if (u != gone && !seen[u])
+                seen[u] = 1, stack[sp++] = u;
+        }
+    }
+}
+
+START_TEST(dom_random_against_slow)
+{
+    for (int round = 0; round < 2000; round++) {
+        int n = 2 + (int)rnd(14), deg[16] = {0};
+        int edges[16][MAXPTRS + 1], roots[4];
+        for (int i = 0; i < n; i++)
+            edges[i][0] = -1;
+        int nr = 1 + (int)rnd(3);
+        for (int r = 0; r < nr; r++)
+            roots[r] = r ? (int)rnd((uint32_t)n) : 0;
+        roots[nr] = -1;
+        for (int i = 1; i < n; i++) { /* a parent with room, read before */
+            int p = (int)rnd((uint32_t)i);
+            while (deg[p] == MAXPTRS)
+                p = (p + 1) % i;
+            edges[p][deg[p]++] = i;
+            edges[p][deg[p]] = -1;
+        }
+        for (int extra = (int)rnd((uint32_t)(2 * n)); extra > 0; extra--) {
+            int p = (int)rnd((uint32_t)n);
+            if (deg[p] < MAXPTRS) {
+                edges[p][deg[p]++] = (int)rnd((uint32_t)n);
+                edges[p][deg[p]] = -1;
+            }
+        }
+        /* dom[d][v]: d dominates v (each dominates itself) */
+        int dom[16][16], seen[16];
+        for (int d = 0; d < n; d++) {
+            reach(n, edges, roots, d, seen);
+            for (int v = 0; v < n; v++)
+                dom[d][v] = v == d || !seen[v];
+        }
+        int idom[16], dominated[16][16];
+        for (int v = 0; v < n; v++) {
+            /* the strict dominator that the others dominate: the one
+             * with most dominators of its own */
+            idom[v] = -1;
+            int best = 0;
+            for (int d = 0; d < n; d++) {
+                if (d == v || !dom[d][v])
+                    continue;
+                int c = 0;
+                for (int x = 0; x < n; x++)
+                    c += dom[x][d];
+                if (c > best)
+                    best = c, idom[v] = d;
+            }
+            int k = 0;
+            for (int x = 0; x < n; x++)
+                if (dom[v][x])
+                    dominated[v][k++] = x;
+            dominated[v][k] = -1;
+        }
+        check(n, (const int(*)[MAXPTRS + 1])edges, roots, idom,
+              (const int(*)[16])dominated);
+    }
+}
+END_TEST
+
 TCase *dominators_tcase(void)
 {
     TCase *tc = tcase_create("dominators");
@@ -266,5 +359,6 @@ TCase *dominators_tcase(void)
     tcase_add_test(tc, dom_lengauer_tarjan);
     tcase_add_test(tc, dom_deferred);
     tcase_add_test(tc, dom_long_list);
+    tcase_add_test(tc, dom_random_against_slow);
     return tc;
 }

@@ -7,6 +7,7 @@
 #include "groups.h"
 
 #include "cli.h"
+#include "rtscope/base/procmem.h"
 #include "rtscope/debug/debug_graph.h"
 #include "rtscope/debug/debug_heap.h"
 #include "rtscope/debug/dominance.h"
@@ -47,6 +48,7 @@ typedef struct dom_report {
     uint64_t bytes;
     double read_s, dom_s;
     long peak_mib;
+    long held_mib;    /* resident before the walk: a snapshot's heap, read */
     double threshold; /* percent */
     uint64_t thr;     /* bytes */
     strtab names[G_N];
@@ -228,8 +230,9 @@ static void dom_write_text(FILE *f, const dom_report *r)
             "dominator tree: %zu closures, %" PRIu64 " bytes "
             "reachable from %zu roots; heap read in %.2f s, "
             "dominators computed in %.2f s (peak memory %ld "
-            "MiB)\n",
-            r->n, r->bytes, r->nroots, r->read_s, r->dom_s, r->peak_mib);
+            "MiB, %ld MiB of it held before the walk)\n",
+            r->n, r->bytes, r->nroots, r->read_s, r->dom_s, r->peak_mib,
+            r->held_mib);
     for (int k = 0; k < G_N; k++)
         dom_text_groups(f, r, k);
     fprintf(f,
@@ -306,8 +309,9 @@ static void dom_write_html(FILE *f, const dom_report *r)
             "<p id=\"summary\">Dominator tree: %zu closures, "
             "%" PRIu64 " bytes reachable from %zu roots; heap "
             "read in %.2f s, dominators computed in %.2f s (peak "
-            "memory %ld MiB).</p>\n",
-            r->n, r->bytes, r->nroots, r->read_s, r->dom_s, r->peak_mib);
+            "memory %ld MiB, %ld MiB of it held before the walk).</p>\n",
+            r->n, r->bytes, r->nroots, r->read_s, r->dom_s, r->peak_mib,
+            r->held_mib);
     fprintf(f,
             "<h2>Leak suspects</h2>\n<p id=\"suspects\">"
             "%zu closure%s retaining at least %.1f%% "
@@ -383,6 +387,8 @@ static int debug_dominators(const char *target, int gc, double threshold,
             fclose(page);
         return rc;
     }
+    long long held = rt_resident_bytes();
+    r.held_mib = held > 0 ? (long)(held >> 20) : 0;
     rc = dom_walk(&ss, gc, &g, &r);
     if (!rc && dom_report_build(&r, &ss.heap, &g, limit) != 0)
         rc = debug_fail("out of memory");
@@ -441,6 +447,7 @@ static const opt dominators_opts[] = {
 int debug_dominators_run(int argc, char **argv)
 {
     dominators_args da = {.threshold = 10.0, .limit = 20};
+    rt_mmap_big_arrays(); /* each step's arrays given back for the next */
     debug_args a;
     int r = debug_parse_args(&debug_cmd_dominators, argc, argv, &da, 1, &a);
     return r >= 0 ? r

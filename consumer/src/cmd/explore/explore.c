@@ -7,12 +7,12 @@
 #include "explore.h"
 #include "census_table.h"
 #include "cli.h"
+#include "rtscope/base/procmem.h"
 #include "session.h"
 #include "xpick.h"
 #include "xscreen.h"
 
 #include <inttypes.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,17 +389,7 @@ static int explore_target(const char *target, int *opened)
 
 static int explore_run(int argc, char **argv)
 {
-    /* The explorer lives long and makes and frees arrays of tens of MB (a
-     * walk's graph, the dominator tree's work arrays: 4 bytes a closure
-     * each). glibc raises its mmap threshold to the size of each mmapped
-     * block freed (up to 32 MB), and from then on such arrays come from
-     * the heap, where what is freed stays with the process: 30 MB more at
-     * the dominator tree's peak and 50 MB more kept after it, on a
-     * snapshot of 5.2 million closures (benchmarks/explore). Fixed (at
-     * glibc's default), big arrays are mmapped and given back. */
-#ifdef M_MMAP_THRESHOLD
-    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-#endif
+    rt_mmap_big_arrays(); /* it lives long: its graphs come and go */
     explore_args a = {NULL};
     debug_fail_as("explore");
     int first =
