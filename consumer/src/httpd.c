@@ -78,6 +78,60 @@ int httpd_request_begin(void **con_cls, size_t *upload_data_size,
     return 0;
 }
 
+/* Note [Requests the handlers never see]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * libmicrohttpd 0.9.75 (bookworm's and trixie's) answers a request line or
+ * header over its 32 KiB of connection memory with 414 or 431, a bad
+ * version with 505 and a malformed header line with 400. It hands the
+ * handler whatever else it can split into a method, a target and a
+ * version, so the handler checks the rest: a method must be a token (RFC
+ * 9110 5.6.2) and one we serve, the target a path (origin form; the
+ * absolute form is accepted as servers must, RFC 9112 3.2.2), and an
+ * HTTP/1.1 request must name its Host. What it cannot split (one word, or
+ * no line end) it closes without an answer; a client sees the connection
+ * closed. */
+static int is_tchar(unsigned char ch)
+{
+    return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') ||
+           (ch >= 'A' && ch <= 'Z') || (ch && strchr("!#$%&'*+-.^_`|~", ch));
+}
+
+int httpd_request_refused(struct MHD_Connection *c, const char *method,
+                          const char *version, const char **url,
+                          enum MHD_Result *ret)
+{
+    const char *why = NULL;
+    unsigned status = MHD_HTTP_BAD_REQUEST;
+    const char *m = method;
+    while (*m && is_tchar((unsigned char)*m))
+        m++;
+    const char *u = *url;
+    if (strncmp(u, "http://", 7) == 0 || strncmp(u, "https://", 8) == 0) {
+        u = strchr(u + (u[4] == 's' ? 8 : 7), '/');
+        if (!u)
+            u = "/";
+    }
+    if (*m || m == method)
+        why = "bad request: the method is not a token\n";
+    else if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
+             strcmp(method, MHD_HTTP_METHOD_HEAD) != 0 &&
+             strcmp(method, MHD_HTTP_METHOD_POST) != 0) {
+        status = MHD_HTTP_NOT_IMPLEMENTED;
+        why = "not implemented: rtscope serves GET, HEAD and POST\n";
+    } else if (*u != '/')
+        why = "bad request: the target is not a path (/...)\n";
+    else if (strcmp(version, MHD_HTTP_VERSION_1_1) == 0 &&
+             !MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                          MHD_HTTP_HEADER_HOST))
+        why = "bad request: an HTTP/1.1 request names its Host\n";
+    if (!why) {
+        *url = u;
+        return 0;
+    }
+    *ret = httpd_text(c, status, why);
+    return 1;
+}
+
 unsigned httpd_port(struct MHD_Daemon *d)
 {
     const union MHD_DaemonInfo *di =

@@ -29,6 +29,16 @@ struct MHD_Daemon *httpd_start(const char *spec, unsigned extra_flags,
 int httpd_request_begin(void **con_cls, size_t *upload_data_size,
                         const char *method, int *get, int *post);
 
+/* What neither handler serves, answered here (Note [Requests the handlers
+ * never see] in httpd.c): a method that is not a token (400) or not GET,
+ * HEAD or POST (501), a request target that is not a path (400; the
+ * absolute form http://HOST/PATH is taken as PATH), an HTTP/1.1 request
+ * without Host (400). 1 when answered, with the result in *ret; else 0,
+ * with *url the path to route. */
+int httpd_request_refused(struct MHD_Connection *c, const char *method,
+                          const char *version, const char **url,
+                          enum MHD_Result *ret);
+
 /* The port the daemon listens on (port 0 asks the system for one). */
 unsigned httpd_port(struct MHD_Daemon *d);
 

@@ -399,10 +399,12 @@ enum MHD_Result serve_http(void *cls, struct MHD_Connection *c, const char *url,
 {
     serve *sv = cls;
     int get, post;
-    (void)version;
+    enum MHD_Result refused;
     (void)upload_data;
     if (httpd_request_begin(con_cls, upload_data_size, method, &get, &post))
         return MHD_YES;
+    if (httpd_request_refused(c, method, version, &url, &refused))
+        return refused;
     if (strcmp(url, "/") == 0 && get)
         return serve_redirect(c, "/t/0/");
     const char *rest;

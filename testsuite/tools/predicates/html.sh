@@ -75,6 +75,14 @@ check_serve() {
     node "$TOP/consumer/web/test/check-serve.mjs" "$(cat serve.url)" shots "$@" > "$out" || { cat "$out" >&3; return 1; }
 }
 
+# http_answers URL CODE REQUEST: the server at URL answers the raw REQUEST (clients/http-raw.py: escapes, {URL:N} and
+# {HDR:N} fillers) with status CODE ("closed": closes without one)
+http_answers() {
+    local got
+    got=$(python3 "$TESTSUITE/tools/clients/http-raw.py" "$1" "$3") || return 1
+    [ "$got" = "$2" ] || { echo "answered $got, not $2: $3" >&3; return 1; }
+}
+
 # rss_kib PID: the resident memory of process PID, in KiB
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 
