@@ -30,6 +30,7 @@
 #include "DebugStubFrame.h"
 #include "DebugStubVerify.h"
 #include "posix/ServiceThread.h"
+#include "posix/UserSockets.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -505,23 +506,9 @@ atExitRemoveSocket (void)
     removeSocket();
 }
 
-// mkdir -p for the parent directories of path, mode 0700.
-static void
-makeParents (const char *path)
-{
-    char buf[sizeof(stub.path)];
-    snprintf(buf, sizeof(buf), "%s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(buf, 0700);
-            *p = '/';
-        }
-    }
-}
-
 // The socket's path when none is given: GHC_DEBUG_SOCKET, else ghc-debug's
-// convention. Reports why there is none (false).
+// convention (Note [Per-user sockets] in posix/UserSockets.c). Reports why
+// there is none (false).
 static bool
 defaultPath (char *out, size_t size)
 {
@@ -532,31 +519,11 @@ defaultPath (char *out, size_t size)
                    RTSCOPE_MSG_PREFIX);
         return false;
     }
-    char base[4096];
-    const char *xdg = getenv("XDG_DATA_HOME");
-    const char *home = getenv("HOME");
-    if (xdg != NULL && xdg[0] == '/') {
-        snprintf(base, sizeof(base), "%s", xdg);
-    } else if (home != NULL && home[0] == '/') {
-        snprintf(base, sizeof(base), "%s/.local/share", home);
-    } else {
-        errorBelch("%sdebug stub: no socket path: neither GHC_DEBUG_SOCKET, "
-                   "XDG_DATA_HOME nor HOME is set to an absolute path; give one "
-                   "(+RTS --debug-stub=PATH or GHC_DEBUG_SOCKET=PATH); not started",
-                   RTSCOPE_MSG_PREFIX);
-        return false;
-    }
-    int argc; char **argv;
-    getProgArgv(&argc, &argv);
-    const char *prog = (argc > 0 && argv[0]) ? argv[0] : "program";
-    const char *slash = strrchr(prog, '/');
-    if (slash) prog = slash + 1;
-    if ((size_t) snprintf(out, size, "%s/ghc-debug/debuggee/sockets/%d-%s",
-                          base, (int) getpid(), prog) < size) {
+    if (userSocketPath("ghc-debug/debuggee/sockets", "debug stub", out, size)) {
         return true;
     }
-    errorBelch("%sdebug stub: socket path under %s is too long; not started",
-               RTSCOPE_MSG_PREFIX, base);
+    errorBelch("%sdebug stub: +RTS --debug-stub=PATH or GHC_DEBUG_SOCKET=PATH "
+               "names one; not started", RTSCOPE_MSG_PREFIX);
     return false;
 }
 
@@ -714,7 +681,7 @@ rts_debugStubStart (const char *path)
         return 0;
     }
     if (!socketPaths(path, want, tmp)) goto fail;      // it said why
-    makeParents(want);
+    userSocketMakeParents(want);
     if (!pathFree(want)) goto fail;                     // it said why
 
     int fd = listenAt(tmp, want);

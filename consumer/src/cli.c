@@ -1,6 +1,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include "rtscope/base/user_sockets.h"
+
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -70,11 +73,89 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
     return r;
 }
 
+int cli_resolve_input(const char *spec, char *out, size_t outlen, char *err,
+                      size_t errlen)
+{
+    char path[4400];
+    int pid = *spec != 0;
+    for (const char *p = spec; *p; p++)
+        pid &= isdigit((unsigned char)*p) != 0;
+    if (strcmp(spec, "-") != 0 && strncmp(spec, "unix:", 5) != 0 &&
+        strncmp(spec, "tcp:", 4) != 0 && rt_sock_names_program(spec)) {
+        if (rt_sock_resolve(RT_SOCK_EVENTLOG, spec, path, sizeof(path), err,
+                            errlen) == 0) {
+            if ((size_t)snprintf(out, outlen, "unix:%s", path) < outlen)
+                return 0;
+            snprintf(err, errlen, "%s: socket path too long", spec);
+            return -1;
+        }
+        if (pid)
+            return -1;
+    }
+    if ((size_t)snprintf(out, outlen, "%s", spec) < outlen)
+        return 0;
+    snprintf(err, errlen, "%.200s...: too long", spec);
+    return -1;
+}
+
+void cli_specs_free(char **specs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(specs[i]);
+    free(specs);
+}
+
+int cli_every_program(char ***specs, size_t *n, char *err, size_t errlen)
+{
+    rt_sock_ent *v;
+    size_t nv;
+    char dir[4096];
+    *specs = NULL;
+    *n = 0;
+    if (rt_sock_dir(RT_SOCK_EVENTLOG, dir, sizeof(dir)) != 0) {
+        snprintf(err, errlen,
+                 "no TARGET, and no per-user socket directory "
+                 "(set XDG_DATA_HOME or HOME)");
+        return -1;
+    }
+    if (rt_sock_list(RT_SOCK_EVENTLOG, &v, &nv) != 0) {
+        snprintf(err, errlen, "no TARGET, and %s cannot be read: %s", dir,
+                 strerror(errno));
+        return -1;
+    }
+    char **s = calloc(nv ? nv : 1, sizeof(*s));
+    for (size_t i = 0; s && i < nv; i++) {
+        if (!v[i].alive)
+            continue;
+        size_t len = strlen(v[i].path) + 6;
+        if (!(s[*n] = malloc(len)))
+            break;
+        snprintf(s[(*n)++], len, "unix:%s", v[i].path);
+    }
+    free(v);
+    *specs = s;
+    if (s && *n)
+        return 0;
+    cli_specs_free(s, *n);
+    *specs = NULL;
+    *n = 0;
+    snprintf(err, errlen,
+             "no TARGET, and no live program with an eventlog socket in %s "
+             "(start one with +RTS --eventlog-socket)",
+             dir);
+    return -1;
+}
+
 int cli_read(const char *spec, const cli_input_opts *o, el_sink_fn sink,
              void *ctx, el_reader_result *res)
 {
     el_error err;
-    el_status st = el_reader_run(spec, &o->reader, sink, ctx, res, &err);
+    char addr[4400], why[4600];
+    if (cli_resolve_input(spec, addr, sizeof(addr), why, sizeof(why)) != 0) {
+        fprintf(stderr, "rtscope: %s\n", why);
+        return CLI_EXIT_DATA; /* as a file that cannot be opened */
+    }
+    el_status st = el_reader_run(addr, &o->reader, sink, ctx, res, &err);
     fflush(stdout);
     if (st == EL_OK || st == EL_STOP) {
         if (!o->quiet && res->truncated)

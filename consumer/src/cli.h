@@ -69,6 +69,22 @@ int cli_usage_errorv(const char *name, const char *fmt, va_list ap);
 int cli_read(const char *spec, const cli_input_opts *o, el_sink_fn sink,
              void *ctx, el_reader_result *res);
 
+/* What the user names as an eventlog INPUT, as an address (Note [What a
+ * target names] in lib/base/user_sockets.c): -, unix:PATH and tcp:...
+ * as they are; a pid, the eventlog socket of that program (an error if it
+ * has none); a program's name, the socket of the one live program of that
+ * name, or else the word as a path (a file, or a socket a follower waits
+ * for). Into out; 0, or -1 with a message in err. */
+int cli_resolve_input(const char *spec, char *out, size_t outlen, char *err,
+                      size_t errlen);
+
+/* The eventlog sockets of every live program in the per-user directory,
+ * as unix:PATH addresses, into *specs (n of them; cli_specs_free). 0, or
+ * -1 with a message in err (none is an error too: it says where it
+ * looked). */
+int cli_every_program(char ***specs, size_t *n, char *err, size_t errlen);
+void cli_specs_free(char **specs, size_t n);
+
 /* Print bytes for humans: control characters escaped. */
 void cli_put_str(FILE *f, el_str s);
 /* Open an output: "-" is standard output. Returns NULL after reporting. */

@@ -32,6 +32,8 @@
 #define _GNU_SOURCE /* struct ucred, SO_PEERCRED */
 #include "target.h"
 
+#include "cli.h"
+
 #include "rtscope/base/filekind.h"
 
 #include <errno.h>
@@ -98,6 +100,13 @@ target *target_new(const char *spec, const target_opts *opts, char *why,
         target_free(t);
         return NULL;
     }
+    char resolved[4400];
+    if (cli_resolve_input(spec, resolved, sizeof(resolved), why, why_len) !=
+        0) {
+        target_free(t);
+        return NULL;
+    }
+    spec = resolved; /* t->spec keeps what the user named */
     el_addr addr;
     el_error aerr;
     if (el_addr_parse(spec, &addr, &aerr) != EL_OK ||

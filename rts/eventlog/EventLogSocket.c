@@ -18,6 +18,7 @@
 #include "eventlog/EventLogSocketClients.h"
 #include "posix/EventLogSocketListen.h"
 #include "posix/ServiceThread.h"
+#include "posix/UserSockets.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -28,6 +29,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -81,6 +83,7 @@ static struct {
 
     /* configuration */
     char *addr;
+    bool at_home;           /* --eventlog-socket: Note [Per-user sockets] */
     bool wait;
     bool required;
     bool from_flags;
@@ -195,6 +198,9 @@ eventLogSocketParseFlag(const char *arg, bool *error)
     if (*rest == '=') {
         if (!set_addr(rest + 1)) *error = true;
         sock.from_flags = true;
+    } else if (*rest == '\0') {
+        sock.at_home = true;
+        sock.from_flags = true;
     } else if (strcmp(rest, "-wait") == 0) {
         sock.wait = true;
     } else if (strcmp(rest, "-required") == 0) {
@@ -287,6 +293,18 @@ eventLogSocketSetupTracing(void)
 
     configure_from_env();
     if (sock.fan.bound == 0) sock.fan.bound = DEFAULT_CLIENT_BOUND;
+    if (sock.addr == NULL && sock.at_home && !sock.forked) {
+        /* no path given, none in the environment: the user's own */
+        char path[sizeof(((struct sockaddr_un *) 0)->sun_path)];
+        if (userSocketPath("rtscope/eventlog/sockets", "eventlog-socket",
+                           path, sizeof(path))) {
+            userSocketMakeParents(path);
+            set_addr(path);
+        } else if (sock.required) {
+            errorBelch("eventlog-socket: required (--eventlog-socket-required), exiting");
+            stg_exit(EXIT_FAILURE);
+        }
+    }
 
     if (sock.addr != NULL && RtsFlags.TraceFlags.tracing != TRACE_EVENTLOG) {
         /* A socket without +RTS -l: eventlogging on, with the default

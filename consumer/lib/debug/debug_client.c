@@ -2,16 +2,14 @@
  * stub protocol. See debug_client.h and docs/debug-protocol.md. */
 #define _GNU_SOURCE
 #include "rtscope/debug/debug_client.h"
+#include "rtscope/base/user_sockets.h"
 
 #include "rtscope/base/filekind.h"
 #include "rtscope/base/safestr.h"
 
 #include <arpa/inet.h>
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,130 +174,17 @@ static void conn_err(dbg_conn *c, const char *fmt, ...)
 
 int dbg_socket_dir(char *out, size_t outlen)
 {
-    const char *xdg = getenv("XDG_DATA_HOME");
-    int n;
-    if (xdg && *xdg) {
-        n = snprintf(out, outlen, "%s/ghc-debug/debuggee/sockets", xdg);
-    } else {
-        const char *home = getenv("HOME");
-        if (!home || !*home)
-            return -1;
-        n = snprintf(out, outlen, "%s/.local/share/ghc-debug/debuggee/sockets",
-                     home);
-    }
-    return n < 0 || (size_t)n >= outlen ? -1 : 0;
-}
-
-static int all_digits(const char *s)
-{
-    if (!*s)
-        return 0;
-    for (; *s; s++)
-        if (!isdigit((unsigned char)*s))
-            return 0;
-    return 1;
-}
-
-/* A program name: the one live debuggee whose socket is <pid>-NAME. */
-static int resolve_program(const char *name, const char *dir, char *path,
-                           size_t pathlen, char *err, size_t errlen)
-{
-    DIR *d = opendir(dir);
-    if (!d) {
-        snprintf(err, errlen,
-                 "%s: no such socket, and no debuggee directory "
-                 "%s",
-                 name, dir);
-        return -1;
-    }
-    struct dirent *e;
-    int found = 0;
-    long pids[2] = {0, 0};
-    while ((e = readdir(d)) != NULL) {
-        char *end;
-        long pid = strtol(e->d_name, &end, 10);
-        if (end == e->d_name || *end != '-' || strcmp(end + 1, name) != 0)
-            continue;
-        if (kill((pid_t)pid, 0) != 0 && errno != EPERM)
-            continue; /* dead: its socket is stale */
-        if (found < 2)
-            pids[found] = pid;
-        if (found++ == 0)
-            snprintf(path, pathlen, "%s/%s", dir, e->d_name);
-    }
-    closedir(d);
-    if (found == 0) {
-        snprintf(err, errlen,
-                 "%s: no such socket, and no live debuggee of "
-                 "that name in %s",
-                 name, dir);
-        return -1;
-    }
-    if (found > 1) {
-        snprintf(err, errlen,
-                 "%s: %d live debuggees of that name (pids %ld, "
-                 "%ld, ...): give a pid",
-                 name, found, pids[0], pids[1]);
-        return -1;
-    }
-    return 0;
+    return rt_sock_dir(RT_SOCK_DEBUG, out, outlen);
 }
 
 int dbg_target_resolve(const char *target, char *path, size_t pathlen,
                        char *err, size_t errlen)
 {
-    struct stat st0;
-    /* A bare name is a program's unless something of that name is here,
-     * other than an executable (the program itself, where it was built). */
-    if (!strchr(target, '/') && !all_digits(target) && *target &&
-        (stat(target, &st0) != 0 ||
-         (S_ISREG(st0.st_mode) && (st0.st_mode & 0111)))) {
-        char pdir[4096];
-        if (dbg_socket_dir(pdir, sizeof(pdir)) != 0) {
-            snprintf(err, errlen, "%s: no such socket", target);
-            return -1;
-        }
-        return resolve_program(target, pdir, path, pathlen, err, errlen);
-    }
-    if (!all_digits(target) || strchr(target, '/')) {
-        if ((size_t)snprintf(path, pathlen, "%s", target) >= pathlen) {
-            snprintf(err, errlen, "%s: socket path too long", target);
-            return -1;
-        }
-        return 0;
-    }
-    struct stat st;
-    if (stat(target, &st) == 0) { /* a file named by digits, in "." */
-        snprintf(path, pathlen, "%s", target);
-        return 0;
-    }
-    char dir[4096];
-    if (dbg_socket_dir(dir, sizeof(dir)) != 0) {
-        snprintf(err, errlen,
-                 "pid %s: no socket directory (set XDG_DATA_HOME "
-                 "or HOME)",
-                 target);
-        return -1;
-    }
-    DIR *d = opendir(dir);
-    if (!d) {
-        snprintf(err, errlen, "pid %s: cannot open %s: %s", target, dir,
-                 strerror(errno));
-        return -1;
-    }
-    size_t tl = strlen(target);
-    struct dirent *e;
-    int found = 0;
-    while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, target, tl) == 0 && e->d_name[tl] == '-') {
-            found = (size_t)snprintf(path, pathlen, "%s/%s", dir, e->d_name) <
-                    pathlen;
-            break;
-        }
-    }
-    closedir(d);
-    if (!found) {
-        snprintf(err, errlen, "pid %s: no debuggee socket in %s", target, dir);
+    if (rt_sock_names_program(target))
+        return rt_sock_resolve(RT_SOCK_DEBUG, target, path, pathlen, err,
+                               errlen);
+    if ((size_t)snprintf(path, pathlen, "%s", target) >= pathlen) {
+        snprintf(err, errlen, "%s: socket path too long", target);
         return -1;
     }
     return 0;

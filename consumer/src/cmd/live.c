@@ -287,11 +287,12 @@ static int live_key(live_view *v, int ch)
 
 static const char live_about[] =
     "A terminal view of running programs (TARGET: unix:PATH, tcp:HOST:PORT\n"
-    "or tcp:PORT: the program's +RTS --eventlog-socket), refreshed every\n"
-    "second: heap size, live bytes, blocks size, allocation and its rate,\n"
-    "GC counts and pause times, the top bands of the latest heap sample\n"
-    "(named from IPE with -hi), markers as they arrive. Follows a program\n"
-    "across restarts.\n"
+    "or tcp:PORT: the program's +RTS --eventlog-socket; a pid or program\n"
+    "name for one on the per-user socket; none: every program there),\n"
+    "refreshed every second: heap size, live bytes, blocks size, allocation\n"
+    "and its rate, GC counts and pause times, the top bands of the latest\n"
+    "heap sample (named from IPE with -hi), markers as they arrive. Follows\n"
+    "a program across restarts.\n"
     "\n"
     "keys:\n"
     "  c      request a heap census (the program needs -hT or -hi)\n"
@@ -340,7 +341,7 @@ static int live_run(int argc, char **argv);
 const cli_command cli_cmd_live = {
     .name = "live",
     .summary = "terminal view of running programs (eventlog sockets)",
-    .synopsis = "rtscope live TARGET... [--refresh SECS] [--bands N]",
+    .synopsis = "rtscope live [TARGET...] [--refresh SECS] [--bands N]",
     .about = live_about,
     .opts = live_opts,
     .sep = ' ',
@@ -412,23 +413,27 @@ static int live_run(int argc, char **argv)
     v.refresh_ms = (int)(a.refresh * 1000);
     to.backoff_max_ms = (int)(a.backoff * 1000);
     to.top_n = (size_t)a.bands;
-    if (first >= argc)
-        return cli_usage_error(&cli_cmd_live,
-                               "no TARGET (unix:PATH or tcp:HOST:PORT)");
-    v.ntargets = (size_t)argc - (size_t)first;
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         fprintf(stderr, "rtscope live: needs a terminal (for scripts and "
                         "monitoring use 'rtscope export')\n");
         return CLI_EXIT_USAGE;
     }
+    char **every = NULL, **specs = argv + first, why[4600];
+    v.ntargets = (size_t)argc - (size_t)first;
+    if (first >= argc) { /* every program in the per-user directory */
+        if (cli_every_program(&every, &v.ntargets, why, sizeof(why)) != 0)
+            return cli_usage_error(&cli_cmd_live, "%s", why);
+        specs = every;
+    }
     // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
     v.targets = calloc(v.ntargets, sizeof(target *));
-    if (!v.targets)
-        return CLI_EXIT_DATA;
     int rc = CLI_EXIT_OK;
-    char why[300];
+    if (!v.targets) {
+        rc = CLI_EXIT_DATA;
+        goto out;
+    }
     for (size_t i = 0; i < v.ntargets; i++) {
-        v.targets[i] = target_new(argv[first + (int)i], &to, why, sizeof(why));
+        v.targets[i] = target_new(specs[i], &to, why, sizeof(why));
         if (!v.targets[i]) {
             rc = cli_usage_error(&cli_cmd_live, "%s", why);
             goto out;
@@ -450,8 +455,9 @@ static int live_run(int argc, char **argv)
     rc = live_loop(&v);
     endwin();
 out:
-    for (size_t i = 0; i < v.ntargets; i++)
+    for (size_t i = 0; v.targets && i < v.ntargets; i++)
         target_free(v.targets[i]);
     free(v.targets);
+    cli_specs_free(every, every ? v.ntargets : 0);
     return rc;
 }

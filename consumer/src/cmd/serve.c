@@ -51,13 +51,15 @@ static void serve_on_signal(int sig)
 
 static const char serve_about[] =
     "Serve the HTML report of running programs (TARGET: an eventlog socket,\n"
-    "unix:PATH, tcp:HOST:PORT or tcp:PORT) and keep it current in the\n"
-    "browser: new censuses, markers and GC figures reach an open page within\n"
-    "a second of arriving, without a reload and without losing its zoom,\n"
-    "hidden bands, table filters or selected band. Buttons ask the program\n"
-    "for a census now and start or stop heap profiling; Download saves the\n"
-    "static report of what was received. A program that restarts continues\n"
-    "on the same page. With several targets, the page lists them all.\n";
+    "unix:PATH, tcp:HOST:PORT or tcp:PORT, or a pid or program name for one\n"
+    "on the per-user socket; none: every program there) and keep it\n"
+    "current in the browser: new censuses, markers and GC figures reach an\n"
+    "open page within a second of arriving, without a reload and without\n"
+    "losing its zoom, hidden bands, table filters or selected band. Buttons\n"
+    "ask the program for a census now and start or stop heap profiling;\n"
+    "Download saves the static report of what was received. A program that\n"
+    "restarts continues on the same page. With several targets, the page\n"
+    "lists them all.\n";
 
 static const char serve_more[] =
     "Pages: / (the first target), /t/N/ (target N), /t/N/report.html (the\n"
@@ -121,7 +123,7 @@ static int serve_run(int argc, char **argv);
 const cli_command cli_cmd_serve = {
     .name = "serve",
     .summary = "serve running programs' heap reports, live, to a browser",
-    .synopsis = "rtscope serve TARGET... [--listen [HOST:]PORT] [options]",
+    .synopsis = "rtscope serve [TARGET...] [--listen [HOST:]PORT] [options]",
     .about = serve_about,
     .opts = serve_opts,
     .sep = ' ',
@@ -348,9 +350,13 @@ static int serve_run(int argc, char **argv)
     serve sv;
     memset(&sv, 0, sizeof(sv));
     int rc = CLI_EXIT_OK;
-    if (first >= argc)
-        rc = cli_usage_error(&cli_cmd_serve,
-                             "no TARGET (unix:PATH or tcp:HOST:PORT)");
+    char **every = NULL, **specs = argv + first, why[4600];
+    size_t nspecs = (size_t)(argc - first);
+    if (first >= argc) { /* every program in the per-user directory */
+        if (cli_every_program(&every, &nspecs, why, sizeof(why)) != 0)
+            rc = cli_usage_error(&cli_cmd_serve, "%s", why);
+        specs = every;
+    }
     sv.popts = a.h.popts;
     sv.popts.max_times = SERVE_MAX_TIMES;
     sv.popts.keep_last_traces = 1;
@@ -358,7 +364,7 @@ static int serve_run(int argc, char **argv)
     sv.update_ms = (int64_t)(a.update * 1000);
     sv.quiet = a.quiet;
     if (rc == CLI_EXIT_OK)
-        rc = serve_open(&sv, &a, (size_t)(argc - first), argv + first);
+        rc = serve_open(&sv, &a, nspecs, specs);
     if (rc == CLI_EXIT_OK)
         rc = serve_listen(&sv, a.listen);
     if (rc == CLI_EXIT_OK) {
@@ -368,5 +374,6 @@ static int serve_run(int argc, char **argv)
     }
     serve_close(&sv);
     html_opts_free(&a.h);
+    cli_specs_free(every, every ? nspecs : 0);
     return rc;
 }

@@ -77,6 +77,15 @@ socket_run() {
     echo $! > "$n.pid"
 }
 
+# home_socket_run ARGS...: $EXE ARGS +RTS --eventlog-socket (no path) with XDG_DATA_HOME=$T/xdg, in the background (its
+# pid, or $ENTER's, in q.pid, output in q.out); waits until its socket is in the per-user directory and writes the
+# socket's path to sock.txt
+home_socket_run() {
+    XDG_DATA_HOME=$T/xdg $ENTER "$EXE" "$@" +RTS --eventlog-socket -RTS > q.out 2>&1 &
+    echo $! > q.pid
+    wait_until 20 sh -c 'ls "$1"/rtscope/eventlog/sockets/*-"$2"' sh "$T/xdg" "$(basename "$EXE")" > sock.txt
+}
+
 # metrics_follow_run METRICS PROG PID OLD: Prometheus text METRICS has the heap size of PROG's run PID, and no series
 # of the run OLD
 metrics_follow_run() {

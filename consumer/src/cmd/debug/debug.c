@@ -7,12 +7,11 @@
 #include "debug.h"
 
 #include "cli.h"
+#include "rtscope/base/user_sockets.h"
 #include "rtscope/debug/debug_client.h"
 #include "session.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,34 +55,25 @@ extern const cli_command cli_cmd_debug;
 
 static int debug_list(void)
 {
+    rt_sock_ent *v;
+    size_t n;
     char dir[4096];
-    if (dbg_socket_dir(dir, sizeof(dir)) != 0)
+    if (rt_sock_dir(RT_SOCK_DEBUG, dir, sizeof(dir)) != 0)
         return debug_fail("no socket directory (set XDG_DATA_HOME or HOME)");
-    DIR *d = opendir(dir);
-    if (!d) {
-        if (errno == ENOENT)
-            return 0; /* no debuggee ever ran */
+    if (rt_sock_list(RT_SOCK_DEBUG, &v, &n) != 0)
         return debug_fail("%s: %s", dir, strerror(errno));
-    }
-    struct dirent *e;
     printf("%-8s %-24s %-5s %s\n", "PID", "PROGRAM", "STATE", "SOCKET");
-    while ((e = readdir(d)) != NULL) {
-        char *end;
-        long pid = strtol(e->d_name, &end, 10);
-        if (end == e->d_name || *end != '-' || pid <= 0)
-            continue;
-        char path[4096 + 256];
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        int alive = kill((pid_t)pid, 0) == 0 || errno == EPERM;
+    for (size_t i = 0; i < n; i++) {
+        int alive = v[i].alive;
         if (alive) {
             dbg_conn c;
-            alive = dbg_connect(&c, path) == 0;
+            alive = dbg_connect(&c, v[i].path) == 0;
             dbg_close(&c);
         }
-        printf("%-8ld %-24s %-5s %s\n", pid, end + 1, alive ? "live" : "dead",
-               path);
+        printf("%-8ld %-24s %-5s %s\n", v[i].pid, v[i].prog,
+               alive ? "live" : "dead", v[i].path);
     }
-    closedir(d);
+    free(v);
     return 0;
 }
 

@@ -8,13 +8,13 @@
 #include "xpick.h"
 
 #include "rtscope/base/grow.h"
+#include "rtscope/base/user_sockets.h"
 #include "rtscope/debug/debug_client.h"
 #include "rtscope/debug/debug_snap.h"
 
 #include <curses.h>
 #include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,20 +82,16 @@ static void when_text(time_t t, char *buf, size_t len)
 
 static int list_debuggees(pick_list *l)
 {
-    DIR *d = opendir(l->dir);
-    if (!d)
-        return errno == ENOENT ? 0 : -1;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        char *end;
-        long pid = strtol(e->d_name, &end, 10);
-        if (end == e->d_name || *end != '-' || pid <= 0)
-            continue;
+    rt_sock_ent *v;
+    size_t n;
+    if (rt_sock_list(RT_SOCK_DEBUG, &v, &n) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
         pick_item *it = pick_add(l);
         if (!it)
             break;
-        snprintf(it->path, sizeof(it->path), "%s/%s", l->dir, e->d_name);
-        int alive = kill((pid_t)pid, 0) == 0 || errno == EPERM;
+        snprintf(it->path, sizeof(it->path), "%s", v[i].path);
+        int alive = v[i].alive;
         if (alive) {
             dbg_conn c;
             alive = dbg_connect(&c, it->path) == 0;
@@ -107,11 +103,11 @@ static int list_debuggees(pick_list *l)
             when_text(st.st_mtime, when, sizeof(when));
             it->when = st.st_mtime;
         }
-        snprintf(it->row, sizeof(it->row), "%-24.24s %8ld  %s  %s", end + 1,
-                 pid, when, alive ? "alive" : "stale");
+        snprintf(it->row, sizeof(it->row), "%-24.24s %8ld  %s  %s", v[i].prog,
+                 v[i].pid, when, alive ? "alive" : "stale");
         it->usable = alive;
     }
-    closedir(d);
+    free(v);
     if (l->n > 1)
         qsort(l->v, l->n, sizeof(*l->v), pick_order);
     return 0;
