@@ -19,10 +19,11 @@ pinned_mostly_empty() {
 }
 
 # kept_paths_end_at_object BLOCKS_OUT N: exactly N retainer paths of `rtscope debug blocks` output end Kept (with its
-# Fragment.hs span) -> PS -> PlainPtr -> the sampled object itself, an ARR_WORDS; writes paths.txt
+# Fragment.hs span) -> PS (BS in GHC 9.6's bytestring 0.11) -> PlainPtr -> the sampled object itself, an ARR_WORDS;
+# writes paths.txt
 kept_paths_end_at_object() {
     retainer_path_ends "$1" > paths.txt && cat paths.txt &&
-        [ "$(grep -cE '^(0x[0-9a-f]+)\|.*main:Main:Kept  at Main .*Fragment\.hs:[0-9]+:[0-9]+-[0-9]+\|.*Data\.ByteString\.Internal:PS .*\|.*base:GHC\.ForeignPtr:PlainPtr .*\|  \1  ARR_WORDS' paths.txt)" = "$2" ]
+        [ "$(grep -cE '^(0x[0-9a-f]+)\|.*main:Main:Kept  at Main .*Fragment\.hs:[0-9]+:[0-9]+-[0-9]+\|.*Data\.ByteString\.Internal(\.Type)?:(PS|BS) .*\|.*base:GHC\.ForeignPtr:PlainPtr .*\|  \1  ARR_WORDS' paths.txt)" = "$2" ]
 }
 
 # debug_help_same SUB...: for each SUB, `rtscope help debug SUB` (h.SUB) starts with its usage line, and
@@ -55,16 +56,15 @@ band_within_pct() {
 log_suspect_within_pct() {
     local r b
     r=$(suspect_retains "$1" 1) &&
-        b=$(census_band_bytes "$2" '^(ARR_WORDS|bytestring-[0-9.]*:Data.ByteString.Internal.PS|containers-[0-9.]*:Data.Map.Internal.Bin|main:Main.Request|base:GHC.ForeignPtr.PlainPtr|ghc-prim:GHC.Types.I#)$') ||
+        b=$(census_band_bytes "$2" '^(ARR_WORDS|bytestring-[0-9.]*:Data.ByteString.Internal(.Type)?.(PS|BS)|containers-[0-9.]*:Data.Map.Internal.Bin|main:Main.Request|base:GHC.ForeignPtr.PlainPtr|ghc-prim:GHC.Types.I#)$') ||
         return 1
     echo "suspect retains $r, the log's -hT bands $b"
     grep -E '^suspect 1: .*Data.Map.Internal.Bin$' "$1" > /dev/null && band_within_pct "$r" "$b" "$3"
 }
 
 # retained_by_constructor DOMINATORS_OUT CON: the bytes the "retained by constructor" table of `rtscope debug
-# dominators`
-# gives CON
-retained_by_constructor() { awk -v c="$2" '/^retained by constructor/ {p = 1} p && $NF == c {print $1; exit}' "$1"; }
+# dominators` gives CON (an extended regular expression: containers-[0-9.]+:... for either GHC's containers)
+retained_by_constructor() { awk -v c="$2" '/^retained by constructor/ {p = 1} p && $NF ~ ("^" c "$") {print $1; exit}' "$1"; }
 
 # retained_drops_tenfold BEFORE AFTER CON: CON retains in AFTER a tenth or less of what it retains in BEFORE (two
 # `rtscope debug dominators` outputs)

@@ -10,7 +10,7 @@ explore_program() {
     local name=$1
     shift
     mkdir -p xdg
-    XDG_DATA_HOME=$PWD/xdg "$EXE" "$@" > "$name.out" 2> "$name.err" &
+    XDG_DATA_HOME=$PWD/xdg $ENTER "$EXE" "$@" > "$name.out" 2> "$name.err" &
     echo $! > "$name.pid"
     local sock="xdg/ghc-debug/debuggee/sockets/$!-$PROG"
     wait_at_most 60 test -S "$sock"

@@ -41,8 +41,11 @@ stock_overflow_lines() { grep -v '^rtscope: ' "$1"; }
 # every 30 ms from 0.2 s after its start until it has exited; it exits 0
 usr1_until_exit() {
     mkdir -p "$1"
-    "$EXE" grow 300 2000 +RTS --heap-snapshot-signal=USR1 --heap-snapshot-dir="$1" -RTS > exit.out 2> exit.err &
-    local p=$!
+    $ENTER "$EXE" grow 300 2000 +RTS --heap-snapshot-signal=USR1 --heap-snapshot-dir="$1" -RTS > exit.out 2> exit.err &
+    local p=$! name
+    name=$(basename "$EXE")
+    # through $ENTER the program is exec'd last: signal it, not a wrapper
+    wait_until 10 sh -c '[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]' sh "$p" "${name:0:15}" || true
     sleep 0.2
     while kill -0 "$p" 2>/dev/null; do kill -USR1 "$p" 2>/dev/null || true; sleep 0.03; done
     wait "$p"
