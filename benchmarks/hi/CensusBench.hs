@@ -14,11 +14,18 @@
 --   ipe_ns: FIRST FURTHER CACHED
 -- FIRST includes opening the binaries (libdwfl); FURTHER and CACHED are
 -- means per table. Run this without -hi -l, which would have looked them up.
-{-# LANGUAGE MagicHash, UnboxedTuples, ExistentialQuantification #-}
+-- GHC 9.6's lookupIPE (upstream) fills an InfoProvEnt where 9.0.2's (the
+-- project's) returns a pointer; either is timed the same way.
+{-# LANGUAGE CPP, MagicHash, UnboxedTuples, ExistentialQuantification #-}
 module Main (main) where
 
 import Control.Monad (forM, forM_)
 import Foreign.Ptr (Ptr)
+#if __GLASGOW_HASKELL__ >= 906
+import Foreign.C.Types (CBool (..))
+import Foreign.Marshal.Alloc (mallocBytes)
+import System.IO.Unsafe (unsafePerformIO)
+#endif
 import GHC.Clock (getMonotonicTimeNSec)
 import GHC.Exts (unpackClosure#)
 import GHC.Ptr (Ptr (..))
@@ -34,7 +41,20 @@ mkRec :: Int -> Rec
 mkRec i = Rec i (fromIntegral i / 3) s (if even i then Just (i * 2) else Nothing)
   where s = if i `mod` 4 == 0 then show i else "lazy"
 
+#if __GLASGOW_HASKELL__ >= 906
+-- bool lookupIPE(const StgInfoTable *info, InfoProvEnt *out)
+foreign import ccall unsafe "lookupIPE" c_lookupIPE :: Ptr () -> Ptr () -> IO CBool
+
+-- room for an InfoProvEnt (a pointer and seven strings), made once
+ipeOut :: Ptr ()
+ipeOut = unsafePerformIO (mallocBytes 256)
+{-# NOINLINE ipeOut #-}
+
+lookupIPE :: Ptr () -> IO CBool
+lookupIPE p = c_lookupIPE p ipeOut
+#else
 foreign import ccall unsafe "lookupIPE" lookupIPE :: Ptr () -> IO (Ptr ())
+#endif
 
 data Box = forall a. Box a
 
