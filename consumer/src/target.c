@@ -35,6 +35,7 @@
 #include "cli.h"
 
 #include "rtscope/base/filekind.h"
+#include "rtscope/base/user_sockets.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -151,6 +152,25 @@ target *target_new(const char *spec, const target_opts *opts, char *why,
     }
     target_status(t, 0, "connecting");
     return t;
+}
+
+void target_scan_home(int64_t now, int64_t *scan_ms, target_home_fn fn,
+                      void *ctx)
+{
+    if (now - *scan_ms < 1000)
+        return;
+    *scan_ms = now;
+    rt_sock_ent *v;
+    size_t n;
+    if (rt_sock_list(RT_SOCK_EVENTLOG, &v, &n) != 0)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        char spec[4400];
+        if (v[i].alive && (size_t)snprintf(spec, sizeof(spec), "unix:%s",
+                                           v[i].path) < sizeof(spec))
+            fn(ctx, spec, v[i].pid, v[i].prog);
+    }
+    free(v);
 }
 
 static void target_close(target *t)

@@ -109,6 +109,15 @@ void target_free(target *t);
 /* Monotonic clock in milliseconds. */
 int64_t target_now_ms(void);
 
+/* For a command given no TARGET (live, serve): at most once a second
+ * (*scan_ms: when last), each live program of the per-user socket
+ * directory (Note [What a target names]) to fn, as a unix:PATH spec with
+ * its pid and name; fn adds those it does not follow yet. */
+typedef void (*target_home_fn)(void *ctx, const char *spec, long pid,
+                               const char *program);
+void target_scan_home(int64_t now, int64_t *scan_ms, target_home_fn fn,
+                      void *ctx);
+
 /* Fill *pfd for the caller's poll(); returns 0 if there is nothing to wait
  * for on a descriptor (then pfd->fd is -1). */
 int target_pollfd(const target *t, struct pollfd *pfd);

@@ -6,6 +6,7 @@
  * as `rtscope export` (target.h, metrics.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "rtscope/base/grow.h"
 #include "target.h"
 
 #include <curses.h>
@@ -20,7 +21,11 @@
 
 typedef struct live_view {
     target **targets;
-    size_t ntargets;
+    size_t ntargets, cap;
+    target_opts topts; /* for each target, also those added later */
+    int follow_home;   /* no TARGET: every program in the per-user
+                          directory, rescanned every second */
+    int64_t scan_ms;
     size_t sel;
     int refresh_ms;
     /* allocation rate of the selected run, over the last refresh */
@@ -223,10 +228,15 @@ static void live_draw(live_view *v)
     for (size_t i = 0; i < v->ntargets && row < LINES / 3; i++) {
         const target *t = v->targets[i];
         const metrics *m = t->m;
+        /* a long spec by its end, which tells targets apart (a socket's
+         * name, <pid>-<program> in the per-user directory) */
+        size_t len = strlen(t->spec);
+        const char *tail = len > 28 ? t->spec + len - 25 : t->spec;
         if (i == v->sel)
             attron(A_BOLD);
-        mvprintw(row++, 0, "%c %-28.28s %-10s %s pid %lu  run %llu  %.1f s",
-                 i == v->sel ? '>' : ' ', t->spec, target_state_name(t),
+        mvprintw(row++, 0, "%c %s%-*s %-10s %s pid %lu  run %llu  %.1f s",
+                 i == v->sel ? '>' : ' ', len > 28 ? "..." : "",
+                 len > 28 ? 25 : 28, tail, target_state_name(t),
                  m && m->program[0] ? m->program : "-",
                  m ? (unsigned long)m->pid : 0ul, (unsigned long long)t->runs,
                  m ? (double)m->last_ts / 1e9 : 0.0);
@@ -349,20 +359,51 @@ const cli_command cli_cmd_live = {
     .run = live_run,
 };
 
+/* With no TARGET (target_scan_home): a program that started in the
+ * per-user directory becomes a target too. */
+static void live_home_program(void *ctx, const char *spec, long pid,
+                              const char *program)
+{
+    live_view *v = ctx;
+    char why[300];
+    (void)pid;
+    (void)program;
+    for (size_t k = 0; k < v->ntargets; k++)
+        if (strcmp(v->targets[k]->spec, spec) == 0)
+            return;
+    target *t = target_new(spec, &v->topts, why, sizeof(why));
+    if (!t || rt_grow((void **)&v->targets, &v->cap, v->ntargets,
+                      sizeof(*v->targets), 8) != 0) {
+        target_free(t);
+        return;
+    }
+    v->targets[v->ntargets++] = t;
+}
+
 static int live_loop(live_view *v)
 {
-    size_t n = v->ntargets;
-    struct pollfd *pfds = calloc(n + 1, sizeof(*pfds));
-    if (!pfds)
-        return CLI_EXIT_DATA;
+    size_t n = 0;
+    struct pollfd *pfds = NULL;
     int64_t next_draw = 0;
     while (!live_stop_flag) {
         int64_t now = target_now_ms();
+        if (v->follow_home)
+            target_scan_home(now, &v->scan_ms, live_home_program, v);
+        if (!pfds || n != v->ntargets) {
+            struct pollfd *np = realloc(pfds, (v->ntargets + 1) * sizeof(*np));
+            if (!np)
+                break;
+            pfds = np;
+            n = v->ntargets;
+            next_draw = 0;
+        }
         if (now >= next_draw) {
             live_draw(v);
             next_draw = now + v->refresh_ms;
         }
         int timeout = (int)(next_draw - now);
+        if (v->follow_home && timeout > 1000)
+            timeout = 1000;
         for (size_t i = 0; i < n; i++) {
             target_pollfd(v->targets[i], &pfds[i]);
             int to = target_timeout_ms(v->targets[i], now);
@@ -419,12 +460,18 @@ static int live_run(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     char **every = NULL, **specs = argv + first, why[4600];
+    size_t nevery = 0;
     v.ntargets = (size_t)argc - (size_t)first;
     if (first >= argc) { /* every program in the per-user directory */
-        if (cli_every_program(&every, &v.ntargets, why, sizeof(why)) != 0)
+        if (cli_every_program(&every, &nevery, why, sizeof(why)) != 0)
             return cli_usage_error(&cli_cmd_live, "%s", why);
         specs = every;
+        v.ntargets = nevery;
+        v.follow_home = 1;
+        v.scan_ms = target_now_ms();
     }
+    v.topts = to;
+    v.cap = v.ntargets;
     // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
     v.targets = calloc(v.ntargets, sizeof(target *));
     int rc = CLI_EXIT_OK;
@@ -458,6 +505,6 @@ out:
     for (size_t i = 0; v.targets && i < v.ntargets; i++)
         target_free(v.targets[i]);
     free(v.targets);
-    cli_specs_free(every, every ? v.ntargets : 0);
+    cli_specs_free(every, nevery);
     return rc;
 }

@@ -30,11 +30,13 @@
 
 #include "cli.h"
 #include "html_opts.h"
+#include "rtscope/base/grow.h"
 
 #include <errno.h>
 #include <float.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -191,7 +193,7 @@ static void serve_on_event(void *ctx, target *t, const el_event *ev,
 static void serve_status_lines(serve *sv)
 {
     for (size_t i = 0; !sv->quiet && i < sv->n; i++) {
-        serve_target *st = &sv->tg[i];
+        serve_target *st = sv->tg[i];
         target *t = st->t;
         if (st->status_seq == t->status_seq)
             continue;
@@ -212,7 +214,7 @@ static int serve_publish(serve *sv, int64_t now)
 {
     int wait = 1000;
     for (size_t i = 0; i < sv->n; i++) {
-        serve_target *st = &sv->tg[i];
+        serve_target *st = sv->tg[i];
         if (!st->dirty)
             continue;
         int64_t due = st->published_ms + sv->update_ms;
@@ -228,24 +230,82 @@ static int serve_publish(serve *sv, int64_t now)
     return wait;
 }
 
+/* One more target, spec: 0, or -1 with the reason in why. */
+static int serve_add(serve *sv, const char *spec, char *why, size_t why_len)
+{
+    if (rt_grow((void **)&sv->tg, &sv->cap, sv->n, sizeof(*sv->tg), 8) != 0) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    serve_target *st = calloc(1, sizeof(*st));
+    if (st) {
+        st->sv = sv;
+        st->id = sv->n;
+        st->p = profile_new(&sv->popts);
+    }
+    if (!st || !st->p) {
+        free(st);
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    target_opts to = sv->topts;
+    to.ctx = st;
+    st->t = target_new(spec, &to, why, why_len);
+    if (!st->t) {
+        profile_free(st->p);
+        free(st);
+        return -1;
+    }
+    sv->tg[sv->n++] = st;
+    return 0;
+}
+
+/* With no TARGET (target_scan_home): a program that started in the
+ * per-user directory becomes a target too. */
+static void serve_home_program(void *ctx, const char *spec, long pid,
+                               const char *program)
+{
+    serve *sv = ctx;
+    char why[300];
+    for (size_t k = 0; k < sv->n; k++)
+        if (strcmp(sv->tg[k]->t->spec, spec) == 0)
+            return;
+    if (serve_add(sv, spec, why, sizeof(why)) != 0)
+        fprintf(stderr, "rtscope serve: %s: %s\n", spec, why);
+    else if (!sv->quiet)
+        fprintf(stderr, "rtscope serve: %s: new program %s pid %ld: /t/%zu/\n",
+                spec, program, pid, sv->n - 1);
+}
+
 /* ---- the loop ---------------------------------------------------------- */
 
 static int serve_loop(serve *sv)
 {
-    struct pollfd *pfds = calloc(sv->n + 1, sizeof(*pfds));
-    if (!pfds) {
-        fprintf(stderr, "rtscope serve: out of memory\n");
-        return CLI_EXIT_DATA;
-    }
+    struct pollfd *pfds = NULL;
+    size_t npfds = 0;
     int mhd_fd = httpd_fd(sv->httpd);
     while (!serve_stop_flag) {
         int64_t now = target_now_ms();
+        if (sv->follow_home)
+            target_scan_home(now, &sv->scan_ms, serve_home_program, sv);
+        if (npfds != sv->n + 1) {
+            struct pollfd *np = realloc(pfds, (sv->n + 1) * sizeof(*pfds));
+            if (!np) {
+                fprintf(stderr, "rtscope serve: out of memory\n");
+                free(pfds);
+                return CLI_EXIT_DATA;
+            }
+            pfds = np;
+            npfds = sv->n + 1;
+        }
         int timeout = serve_publish(sv, now);
+        if (sv->follow_home && timeout > 1000)
+            timeout = 1000;
         serve_wake(sv, now, 0);
         MHD_run(sv->httpd); /* what the wake-up resumed */
         for (size_t i = 0; i < sv->n; i++) {
-            target_pollfd(sv->tg[i].t, &pfds[i]);
-            int to = target_timeout_ms(sv->tg[i].t, now);
+            target_pollfd(sv->tg[i]->t, &pfds[i]);
+            int to = target_timeout_ms(sv->tg[i]->t, now);
             if (to >= 0 && to < timeout)
                 timeout = to;
         }
@@ -260,7 +320,7 @@ static int serve_loop(serve *sv)
         }
         now = target_now_ms();
         for (size_t i = 0; i < sv->n; i++)
-            target_step(sv->tg[i].t, pfds[i].revents, now, SERVE_READ_BUDGET);
+            target_step(sv->tg[i]->t, pfds[i].revents, now, SERVE_READ_BUDGET);
         MHD_run(sv->httpd);
         serve_status_lines(sv);
     }
@@ -272,32 +332,20 @@ static int serve_loop(serve *sv)
  * after a message. */
 static int serve_open(serve *sv, serve_args *a, size_t n, char **specs)
 {
-    sv->n = n;
-    sv->tg = calloc(n, sizeof(*sv->tg));
-    if (!sv->tg) {
-        fprintf(stderr, "rtscope serve: out of memory\n");
-        return CLI_EXIT_DATA;
-    }
-    target_opts to;
-    memset(&to, 0, sizeof(to));
-    to.merge_budget = a->merge_budget;
-    to.backoff_max_ms = (int)(a->backoff * 1000);
-    to.on_event = serve_on_event;
-    to.want = serve_want;
+    memset(&sv->topts, 0, sizeof(sv->topts));
+    sv->topts.merge_budget = a->merge_budget;
+    sv->topts.backoff_max_ms = (int)(a->backoff * 1000);
+    sv->topts.on_event = serve_on_event;
+    sv->topts.want = serve_want;
+    sv->scan_ms = target_now_ms();
     char why[300];
     for (size_t i = 0; i < n; i++) {
-        serve_target *st = &sv->tg[i];
-        st->sv = sv;
-        st->id = i;
-        st->p = profile_new(&sv->popts);
-        if (!st->p) {
-            fprintf(stderr, "rtscope serve: out of memory\n");
-            return CLI_EXIT_DATA;
-        }
-        to.ctx = st;
-        st->t = target_new(specs[i], &to, why, sizeof(why));
-        if (!st->t)
+        if (serve_add(sv, specs[i], why, sizeof(why)) == 0)
+            continue;
+        if (strcmp(why, "out of memory") != 0)
             return cli_usage_error(&cli_cmd_serve, "%s", why);
+        fprintf(stderr, "rtscope serve: out of memory\n");
+        return CLI_EXIT_DATA;
     }
     return CLI_EXIT_OK;
 }
@@ -330,9 +378,10 @@ static void serve_close(serve *sv)
         MHD_stop_daemon(sv->httpd);
     }
     for (size_t i = 0; sv->tg && i < sv->n; i++) {
-        target_free(sv->tg[i].t);
-        profile_free(sv->tg[i].p);
-        free(sv->tg[i].json);
+        target_free(sv->tg[i]->t);
+        profile_free(sv->tg[i]->p);
+        free(sv->tg[i]->json);
+        free(sv->tg[i]);
     }
     free(sv->tg);
 }
@@ -356,6 +405,7 @@ static int serve_run(int argc, char **argv)
         if (cli_every_program(&every, &nspecs, why, sizeof(why)) != 0)
             rc = cli_usage_error(&cli_cmd_serve, "%s", why);
         specs = every;
+        sv.follow_home = 1;
     }
     sv.popts = a.h.popts;
     sv.popts.max_times = SERVE_MAX_TIMES;

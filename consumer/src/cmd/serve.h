@@ -45,8 +45,12 @@ struct serve_client {
 };
 
 struct serve {
-    serve_target *tg;
-    size_t n;
+    serve_target **tg; /* each stays where it is: callbacks hold it */
+    size_t n, cap;
+    target_opts topts; /* for each target, also those added later */
+    int follow_home;   /* no TARGET: every program in the per-user
+                          directory, rescanned every second */
+    int64_t scan_ms;   /* when it was last scanned */
     struct MHD_Daemon *httpd;
     serve_client *clients; /* a list, newest first */
     size_t nclients;

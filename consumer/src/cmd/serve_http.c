@@ -41,7 +41,7 @@ static void serve_live_json(FILE *f, const serve_target *st)
             st->runs, m ? m->dropped_bytes : 0, m ? m->dropped_events : 0,
             (double)sv->update_ms / 1000.0);
     for (size_t i = 0; i < sv->n; i++) {
-        const target *o = sv->tg[i].t;
+        const target *o = sv->tg[i]->t;
         fprintf(f, "%s{\"id\":%zu,\"spec\":", i ? "," : "", i);
         serve_json_str(f, o->spec);
         fputs(",\"program\":", f);
@@ -144,7 +144,7 @@ static void serve_client_free(void *cls)
 static ssize_t serve_client_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
     serve_client *c = cls;
-    serve_target *st = &c->sv->tg[c->target];
+    serve_target *st = c->sv->tg[c->target];
     int64_t now = target_now_ms();
     int n = 0;
     (void)pos;
@@ -174,7 +174,7 @@ void serve_wake(serve *sv, int64_t now, int all)
     for (serve_client *c = sv->clients; c; c = c->next) {
         if (!c->suspended)
             continue;
-        if (all || c->sent_seq != sv->tg[c->target].seq ||
+        if (all || c->sent_seq != sv->tg[c->target]->seq ||
             now - c->wrote_ms >= SERVE_KEEPALIVE_MS) {
             c->suspended = 0;
             MHD_resume_connection(c->conn);
@@ -361,7 +361,7 @@ static serve_target *serve_route(serve *sv, const char *url, const char **rest)
     if (end == url + 3 || id >= sv->n || (*end != '/' && *end != 0))
         return NULL;
     *rest = end;
-    return &sv->tg[id];
+    return sv->tg[id];
 }
 
 static enum MHD_Result serve_target_http(serve_target *st,
