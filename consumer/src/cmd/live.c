@@ -371,9 +371,10 @@ static void live_home_program(void *ctx, const char *spec, long pid,
     for (size_t k = 0; k < v->ntargets; k++)
         if (strcmp(v->targets[k]->spec, spec) == 0)
             return;
+    const size_t elem = sizeof(target *); /* an array of pointers */
     target *t = target_new(spec, &v->topts, why, sizeof(why));
-    if (!t || rt_grow((void **)&v->targets, &v->cap, v->ntargets,
-                      sizeof(*v->targets), 8) != 0) {
+    if (!t ||
+        rt_grow((void **)&v->targets, &v->cap, v->ntargets, elem, 8) != 0) {
         target_free(t);
         return;
     }

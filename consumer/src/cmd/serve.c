@@ -233,6 +233,7 @@ static int serve_publish(serve *sv, int64_t now)
 /* One more target, spec: 0, or -1 with the reason in why. */
 static int serve_add(serve *sv, const char *spec, char *why, size_t why_len)
 {
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
     if (rt_grow((void **)&sv->tg, &sv->cap, sv->n, sizeof(*sv->tg), 8) != 0) {
         snprintf(why, why_len, "out of memory");
         return -1;
@@ -288,7 +289,7 @@ static int serve_loop(serve *sv)
         int64_t now = target_now_ms();
         if (sv->follow_home)
             target_scan_home(now, &sv->scan_ms, serve_home_program, sv);
-        if (npfds != sv->n + 1) {
+        if (!pfds || npfds != sv->n + 1) {
             struct pollfd *np = realloc(pfds, (sv->n + 1) * sizeof(*pfds));
             if (!np) {
                 fprintf(stderr, "rtscope serve: out of memory\n");
