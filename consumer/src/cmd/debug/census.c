@@ -115,11 +115,14 @@ char *debug_census_key(dbg_heap *h, const dbg_census *c,
             char *const *src = dbg_heap_source(h, in);
             if (src && src[5][0])
                 snprintf(buf, sizeof(buf), "%s %s", src[4], src[5]);
-            else
-                /* the table's name; its closure type when it has none
-                 * (a provenance entry without a name) */
+            else if (debug_info_name(h, in, disp, sizeof(disp)))
+                /* what names the table where it has no source: its
+                 * binding (THUNK in base:GHC.Base.map), its symbol */
                 snprintf(buf, sizeof(buf), "(no source) 0x%" PRIx64 " %s",
-                         infoptr, src && src[0][0] ? src[0] : type);
+                         infoptr, disp);
+            else /* nothing: its closure type */
+                snprintf(buf, sizeof(buf), "(no source) 0x%" PRIx64 " %s",
+                         infoptr, type);
         } else if (by == BY_MODULE) {
             if (!dbg_info_module(h, in, buf, sizeof(buf)))
                 snprintf(buf, sizeof(buf), "%s %s",
