@@ -27,10 +27,10 @@
  * (ghc-debug/debuggee/sockets: its clients find the program there), the
  * eventlog socket's rtscope/eventlog/sockets. The directories are made
  * mode 0700: only the user reaches the sockets. A client lists the
- * directory to find a program by pid or by name (rtscope's one target
- * resolver, consumer/src/resolve.c); the sockets of a program that died
- * without removing them name a pid that is gone, and clients pass them
- * by. */
+ * directory to find a program by pid or by name (rtscope's one resolver:
+ * Note [What a target names] in consumer/lib/base/user_sockets.c); the
+ * sockets of a program that died without removing them name a pid that
+ * is gone, and clients pass them by. */
 bool
 userSocketPath (const char *dir, const char *what, char *out, size_t size)
 {
