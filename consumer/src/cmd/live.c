@@ -392,8 +392,10 @@ static int live_loop(live_view *v)
             target_scan_home(now, &v->scan_ms, live_home_program, v);
         if (!pfds || n != v->ntargets) {
             struct pollfd *np = realloc(pfds, (v->ntargets + 1) * sizeof(*np));
-            if (!np)
-                break;
+            if (!np) {
+                free(pfds);
+                return CLI_EXIT_DATA;
+            }
             pfds = np;
             n = v->ntargets;
             next_draw = 0;

@@ -230,7 +230,8 @@ static int serve_publish(serve *sv, int64_t now)
     return wait;
 }
 
-/* One more target, spec: 0, or -1 with the reason in why. */
+/* One more target, spec: 0; 1, a bad spec, or -1, out of memory, with
+ * the reason in why. */
 static int serve_add(serve *sv, const char *spec, char *why, size_t why_len)
 {
     // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
@@ -255,7 +256,7 @@ static int serve_add(serve *sv, const char *spec, char *why, size_t why_len)
     if (!st->t) {
         profile_free(st->p);
         free(st);
-        return -1;
+        return 1;
     }
     sv->tg[sv->n++] = st;
     return 0;
@@ -299,9 +300,7 @@ static int serve_loop(serve *sv)
             pfds = np;
             npfds = sv->n + 1;
         }
-        int timeout = serve_publish(sv, now);
-        if (sv->follow_home && timeout > 1000)
-            timeout = 1000;
+        int timeout = serve_publish(sv, now); /* at most 1 s: a scan's */
         serve_wake(sv, now, 0);
         MHD_run(sv->httpd); /* what the wake-up resumed */
         for (size_t i = 0; i < sv->n; i++) {
@@ -341,12 +340,13 @@ static int serve_open(serve *sv, serve_args *a, size_t n, char **specs)
     sv->scan_ms = target_now_ms();
     char why[300];
     for (size_t i = 0; i < n; i++) {
-        if (serve_add(sv, specs[i], why, sizeof(why)) == 0)
-            continue;
-        if (strcmp(why, "out of memory") != 0)
+        int r = serve_add(sv, specs[i], why, sizeof(why));
+        if (r > 0)
             return cli_usage_error(&cli_cmd_serve, "%s", why);
-        fprintf(stderr, "rtscope serve: out of memory\n");
-        return CLI_EXIT_DATA;
+        if (r < 0) {
+            fprintf(stderr, "rtscope serve: out of memory\n");
+            return CLI_EXIT_DATA;
+        }
     }
     return CLI_EXIT_OK;
 }
