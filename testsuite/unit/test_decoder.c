@@ -1303,6 +1303,14 @@ START_TEST(test_ipe_one_byte_short)
                              EL_OK);
             ck_assert_uint_eq(sn.counts[EL_IPE], 3);
             ck_assert_uint_eq(sn.counts[EL_GC_START], 1);
+            /* delivered, not only counted by the index pass */
+            size_t ipe = 0, gc = 0;
+            for (size_t i = 0; i < sn.evs.n; i++) {
+                ipe += sn.evs.v[i].type == EL_IPE;
+                gc += sn.evs.v[i].type == EL_GC_START;
+            }
+            ck_assert_uint_eq(ipe, (w == 2 ? 0 : 3));
+            ck_assert_uint_eq(gc, (w == 1 ? 0 : 1));
             free(sn.evs.v);
         }
     el_decoder *dec = el_decoder_new(NULL);
@@ -1312,6 +1320,52 @@ START_TEST(test_ipe_one_byte_short)
     el_decoder_free(dec);
     unlink(path);
     free(path);
+    eb_free(&b);
+}
+END_TEST
+
+/* Found by fuzz-reader: a block with an event, then outside blocks an IPE
+ * event one byte shorter than declared that ends just before corrupt data (a type the
+ * header does not declare), so the stop offset is where its declared
+ * length runs one byte past. The file reader, its index sparse or dense,
+ * delivers every event, then reports the corrupt data where it starts. */
+START_TEST(test_ipe_short_before_corrupt)
+{
+    static seen sn;
+    elbuild b, p;
+    eb_init(&b);
+    eb_header_std(&b, 0, NULL);
+    eb_block_begin(&b, 0, 1); /* two runs: over a budget of one, dense */
+    eb_event(&b, EL_GC_START, 1, NULL, 0);
+    eb_block_end(&b, 1);
+    eb_init(&p);
+    eb_u64(&p, 0x401000u);
+    const char *strs[6] = {"Main_x_info", "21", "T", "x", "Main", "M.hs:1:1-"};
+    for (int i = 0; i < 6; i++)
+        eb_cstr(&p, strs[i]);
+    eb_var_event(&b, EL_IPE, 2, p.buf, p.len);
+    b.buf[b.len - p.len - 1]++; /* declared one byte longer than written */
+    uint64_t corrupt_at = b.len;
+    eb_u16(&b, 13568); /* not declared */
+    eb_bytes(&b, "\0\0\0\0\0\0\0\0\0\0\0\0", 12);
+    eb_data_end(&b);
+    char *path = write_temp(&b);
+    for (size_t budget = 0; budget < 2; budget++) {
+        el_reader_result res;
+        el_error err;
+        ck_assert_int_eq(run_seen_budget(path, NULL, 0, budget, &sn, &res,
+                                         &err),
+                         EL_ERR_FORMAT);
+        ck_assert_uint_eq(err.offset, corrupt_at);
+        ck_assert_uint_eq(sn.evs.n, 3); /* the block marker too */
+        ck_assert_uint_eq(sn.evs.v[1].type, EL_GC_START);
+        ck_assert_uint_eq(sn.evs.v[2].type, EL_IPE);
+        ck_assert_uint_eq(sn.evs.v[2].plen, p.len);
+        free(sn.evs.v);
+    }
+    unlink(path);
+    free(path);
+    eb_free(&p);
     eb_free(&b);
 }
 END_TEST
@@ -1755,6 +1809,7 @@ static Suite *decoder_suite(void)
     tcase_add_test(tc, test_undeclared_type_is_error);
     tcase_add_test(tc, test_data_end_closing_a_block);
     tcase_add_test(tc, test_ipe_one_byte_short);
+    tcase_add_test(tc, test_ipe_short_before_corrupt);
     tcase_add_test(tc, test_event_past_block_end_is_error);
     tcase_add_test(tc, test_garbage_after_header);
     suite_add_tcase(s, tc);

@@ -551,8 +551,13 @@ static el_status cursor_next_dense(source *src, reader_ctx *rc,
                              "the file changed while it was read");
             return EL_ERR_IO;
         }
-        if (c->seg_pos < s->end) {
-            uint64_t want = s->end - c->seg_pos;
+        /* One byte past the segment where the file has it: a 9.6 IPE
+         * event that ends the segment declares one byte more than it has
+         * (ipe_framed_len), and the decoder frames it only with all it
+         * declares at hand. One byte cannot begin another event. */
+        uint64_t lim = s->end < ix->bytes ? s->end + 1 : s->end;
+        if (c->seg_pos < lim) {
+            uint64_t want = lim - c->seg_pos;
             if (want > READER_CHUNK)
                 want = READER_CHUNK;
             st = cursor_read(src, c, c->seg_pos, (size_t)want, err);

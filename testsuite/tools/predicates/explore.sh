@@ -4,13 +4,13 @@
 # poll_screen). Sourced after testsuite/tools/predicates.sh.
 
 # explore_program NAME ARGS...: run $EXE ARGS... in the background with a
-# socket directory of its own (xdg/), its pid in NAME.pid, stdout NAME.out;
+# socket directory of its own ($XDG, linked from xdg/), its pid in NAME.pid, stdout NAME.out;
 # until its debug socket is there (60 s at most)
 explore_program() {
     local name=$1
     shift
     mkdir -p xdg
-    XDG_DATA_HOME=$PWD/xdg $ENTER "$EXE" "$@" > "$name.out" 2> "$name.err" &
+    XDG_DATA_HOME=$XDG $ENTER "$EXE" "$@" > "$name.out" 2> "$name.err" &
     echo $! > "$name.pid"
     local sock="xdg/ghc-debug/debuggee/sockets/$!-$PROG"
     wait_at_most 60 test -S "$sock"
@@ -18,8 +18,8 @@ explore_program() {
 }
 
 # explore_in_tmux ARGS...: `rtscope explore ARGS...` in tmux (60 s at most; the screen kept 10 s after it ends), its
-# socket directory xdg/
-explore_in_tmux() { tmux_start "XDG_DATA_HOME=$PWD/xdg timeout --foreground 60 rtscope explore $*; sleep 10"; }
+# socket directory $XDG
+explore_in_tmux() { tmux_start "XDG_DATA_HOME=$XDG timeout --foreground 60 rtscope explore $*; sleep 10"; }
 
 # ticks NAME: how many "tick" lines the program NAME printed
 ticks() { grep -c '^tick' "$1.out" || true; }

@@ -77,13 +77,13 @@ socket_run() {
     echo $! > "$n.pid"
 }
 
-# home_socket_run ARGS...: $EXE ARGS +RTS --eventlog-socket (no path) with XDG_DATA_HOME=$T/xdg, in the background (its
+# home_socket_run ARGS...: $EXE ARGS +RTS --eventlog-socket (no path) with XDG_DATA_HOME=$XDG, in the background (its
 # pid, or $ENTER's, in q.pid, output in q.out); waits until its socket is in the per-user directory and writes the
 # socket's path to sock.txt
 home_socket_run() {
-    XDG_DATA_HOME=$T/xdg $ENTER "$EXE" "$@" +RTS --eventlog-socket -RTS > q.out 2>&1 &
+    XDG_DATA_HOME=$XDG $ENTER "$EXE" "$@" +RTS --eventlog-socket -RTS > q.out 2>&1 &
     echo $! > q.pid
-    wait_until 20 sh -c 'ls "$1"/rtscope/eventlog/sockets/*-"$2"' sh "$T/xdg" "$(basename "$EXE")" > sock.txt
+    wait_until 20 sh -c 'ls "$1"/rtscope/eventlog/sockets/*-"$2"' sh "$XDG" "$(basename "$EXE")" > sock.txt
 }
 
 # home_socket_more NAME ARGS...: one more run of $EXE ARGS on the per-user socket (home_socket_run's, flushed every
@@ -92,7 +92,7 @@ home_socket_run() {
 home_socket_more() {
     local n=$1
     shift
-    XDG_DATA_HOME=$T/xdg $ENTER "$EXE" "$@" +RTS --eventlog-socket --eventlog-flush-interval=0.5 -RTS > "$n.out" 2>&1 &
+    XDG_DATA_HOME=$XDG $ENTER "$EXE" "$@" +RTS --eventlog-socket --eventlog-flush-interval=0.5 -RTS > "$n.out" 2>&1 &
     local p=$!
     echo "${p: -4}" > "$n.pid"
 }
