@@ -13,6 +13,7 @@
 #include "RtsUtils.h"
 #include "RtsFlags.h"
 #include "Stats.h"
+#include "Schedule.h"
 #include "Rtscope.h"
 #include "eventlog/EventLogSocket.h"
 #include "eventlog/EventLogSocketClients.h"
@@ -450,6 +451,21 @@ teeFlush(void)
     wake_thread();
 }
 
+static void shut_down(void);
+
+/* Note [The socket at exit]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * The eventlog's writer stops in hs_exit, once the end-of-data marker is
+ * written: then the socket drains to its clients (SHUTDOWN_STALL_NS),
+ * closes, and a Unix socket's file is removed. An atexit() handler did it
+ * alone before; it never runs when the program ends on a signal: after
+ * Ctrl-C, GHC's handler runs hs_exit and then kills the program with the
+ * signal, so the file was left behind and the clients' streams were cut
+ * before their end. The writer also stops when the program ends its
+ * eventlog itself (endEventLogging, maybe to start it again): the socket
+ * goes on serving then, so it shuts down only when the scheduler is
+ * shutting down. The atexit() handler stays, for an exit that skips
+ * hs_exit; the second call finds the socket down. */
 static void
 teeStop(void)
 {
@@ -457,6 +473,7 @@ teeStop(void)
         sock.inner->stopEventLogWriter();
     }
     wake_thread();
+    if (RELAXED_LOAD(&sched_state) == SCHED_SHUTTING_DOWN) shut_down();
 }
 
 /* -----------------------------------------------------------------------------
@@ -725,6 +742,12 @@ socket_thread(void *arg STG_UNUSED)
 
 static void
 at_exit(void)
+{
+    shut_down();
+}
+
+static void
+shut_down(void)
 {
     OS_ACQUIRE_LOCK(&sock.lock);
     bool serving = sock.serving && !sock.forked;

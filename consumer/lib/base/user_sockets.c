@@ -40,18 +40,23 @@ static const struct {
                           "file"},
 };
 
-int rt_sock_dir(enum rt_sock_kind k, char *out, size_t outlen)
+int rt_user_data_dir(const char *sub, char *out, size_t outlen)
 {
     const char *xdg = getenv("XDG_DATA_HOME");
     const char *home = getenv("HOME");
     int n;
     if (xdg && *xdg == '/')
-        n = snprintf(out, outlen, "%s/%s", xdg, kinds[k].dir);
+        n = snprintf(out, outlen, "%s/%s", xdg, sub);
     else if (home && *home == '/')
-        n = snprintf(out, outlen, "%s/.local/share/%s", home, kinds[k].dir);
+        n = snprintf(out, outlen, "%s/.local/share/%s", home, sub);
     else
         return -1;
     return n < 0 || (size_t)n >= outlen ? -1 : 0;
+}
+
+int rt_sock_dir(enum rt_sock_kind k, char *out, size_t outlen)
+{
+    return rt_user_data_dir(kinds[k].dir, out, outlen);
 }
 
 static int all_digits(const char *s)

@@ -14,8 +14,12 @@ enum rt_sock_kind {
     RT_SOCK_EVENTLOG, /* +RTS --eventlog-socket: rtscope/eventlog/sockets */
 };
 
-/* The kind's directory: $XDG_DATA_HOME/DIR ($XDG_DATA_HOME defaults to
- * ~/.local/share). 0, or -1 when neither variable gives one. */
+/* SUB in the user's data directory: $XDG_DATA_HOME/SUB, or, when that is
+ * unset or not absolute (the XDG rule), ~/.local/share/SUB. 0, or -1 when
+ * neither variable gives one (or it does not fit). */
+int rt_user_data_dir(const char *sub, char *out, size_t outlen);
+
+/* The kind's directory: rt_user_data_dir of DIR. */
 int rt_sock_dir(enum rt_sock_kind k, char *out, size_t outlen);
 
 /* Whether target names a program (its pid, or its name) rather than a

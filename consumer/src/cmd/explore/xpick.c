@@ -49,19 +49,13 @@ typedef struct pick_list {
 int xpick_snapshot_dir(const char *dir, char *out, size_t len)
 {
     const char *env = getenv("RTSCOPE_SNAPSHOT_DIR");
-    const char *xdg = getenv("XDG_DATA_HOME");
-    const char *home = getenv("HOME");
     int n;
     if (dir)
         n = snprintf(out, len, "%s", dir);
     else if (env && *env)
         n = snprintf(out, len, "%s", env);
-    else if (xdg && *xdg)
-        n = snprintf(out, len, "%s/rtscope/snapshots", xdg);
-    else if (home && *home)
-        n = snprintf(out, len, "%s/.local/share/rtscope/snapshots", home);
     else
-        return -1;
+        return rt_user_data_dir("rtscope/snapshots", out, len);
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
