@@ -72,7 +72,9 @@
  * is served when the program next runs.)
  *
  * One writer at a time. A request while one writes is refused with a
- * message; a threshold crossed meanwhile waits for the next major GC; heap
+ * message; a threshold crossed meanwhile is taken after the first GC (of
+ * any generation) once the writer is done, not at the next major GC, which
+ * a program whose heap has stopped growing may not have for long; heap
  * overflow waits for the writer and then takes its own. The file is
  * written as NAME.tmp beside NAME and renamed when complete, so a file
  * under a snapshot's name is always whole. The child reports through a
@@ -111,6 +113,8 @@ static struct {
     const char *pending_why;
     bool overflow_taken;
     StgWord64 at_next;          // live bytes that take the next threshold one
+    bool at_due;                // a major GC crossed it while a writer ran
+    StgWord64 at_due_live;      // the live bytes it found
     uint32_t at_taken;
     bool shutdown;              // hs_exit() has begun: no more snapshots
 #if defined(THREADED_RTS)
@@ -607,13 +611,35 @@ heapSnapshotAfterGc (bool major_gc)
         if (take("overflow", true) == TAKE_STARTED) wake();
         return;
     }
-    if (!major_gc || c->at_size == 0 || hs.at_taken >= c->at_count) return;
-    StgWord64 live = liveBytes();
-    if (live < hs.at_next) return;
-    if (take("at", false) == TAKE_STARTED) {
+    if (c->at_size == 0 || hs.at_taken >= c->at_count) return;
+    if (major_gc) {
+        StgWord64 live = liveBytes();
+        if (live >= hs.at_next) {
+            hs.at_due = true;
+            hs.at_due_live = live;
+        }
+    }
+    if (!hs.at_due) return;
+    // as for a request (serveRequest): not of the heap an exit empties
+    if (hs.shutdown || RELAXED_LOAD(&sched_state) >= SCHED_INTERRUPTING) {
+        hs.at_due = false;
+        say("heap snapshot (at) not taken: the program is exiting");
+        return;
+    }
+    // due: now, or after the first GC (minor ones too) once the writer
+    // in flight is done
+    switch (take("at", false)) {
+    case TAKE_STARTED:
         wake();                         // to watch the writer's end
         hs.at_taken++;
-        hs.at_next = (StgWord64) ((double) live * c->at_factor);
+        hs.at_due = false;
+        hs.at_next = (StgWord64) ((double) hs.at_due_live * c->at_factor);
+        break;
+    case TAKE_FAILED:                   // said why; the next crossing retries
+        hs.at_due = false;
+        break;
+    case TAKE_BUSY:
+        break;
     }
 }
 
