@@ -3,8 +3,9 @@
 -- behind an IORef, STEP entries a round, and prints the Map's size every 10
 -- rounds.
 --   SnapLeak leak [STEP]      leak until the heap overflows (run with -M)
---   SnapLeak grow ROUNDS [STEP] [HOLD]
---                             leak ROUNDS rounds, then (with HOLD) wait,
+--   SnapLeak grow ROUNDS [STEP] [HOLD] [PACE]
+--                             leak ROUNDS rounds (sleeping PACE ms after
+--                             each), then (with HOLD, "-" for none) wait,
 --                             allocating without keeping anything, until
 --                             the file HOLD exists; then print the size
 --   SnapLeak api ROUNDS [STEP]
@@ -66,9 +67,10 @@ main = do
       forM_ [0 ..] (round_ ref step)
     ("grow" : n : rest) -> do
       let step = case rest of (s : _) -> read s; _ -> 2000
-      forM_ [0 .. read n - 1] (round_ ref step)
+      let pace = case drop 2 rest of (ms : _) -> threadDelay (read ms * 1000); _ -> return ()
+      forM_ [0 .. read n - 1] $ \r -> round_ ref step r >> pace
       case drop 1 rest of
-        (path : _) -> hold path
+        (path : _) | path /= "-" -> hold path
         _ -> return ()
       m <- readIORef ref
       putStrLn ("final " ++ show (M.size m))
