@@ -88,13 +88,14 @@ home_socket_run() {
 
 # home_socket_more NAME ARGS...: one more run of $EXE ARGS on the per-user socket (home_socket_run's, flushed every
 # 0.5 s), in the background, output in NAME.out; the last four digits of its pid in NAME.pid (a screen shows the
-# socket's name by its end)
+# socket's name by its end), the whole pid in NAME.fullpid
 home_socket_more() {
     local n=$1
     shift
     XDG_DATA_HOME=$XDG $ENTER "$EXE" "$@" +RTS --eventlog-socket --eventlog-flush-interval=0.5 -RTS > "$n.out" 2>&1 &
     local p=$!
     echo "${p: -4}" > "$n.pid"
+    echo "$p" > "$n.fullpid"
 }
 
 # metrics_follow_run METRICS PROG PID OLD: Prometheus text METRICS has the heap size of PROG's run PID, and no series
