@@ -109,7 +109,21 @@ enum el_type {
     EL_TICKY_COUNTER_DEF = 210,          /* GHC 9.2 */
     EL_TICKY_COUNTER_SAMPLE = 211,       /* GHC 9.2 */
     EL_TICKY_COUNTER_BEGIN_SAMPLE = 212, /* GHC 9.2 */
+    /* rtscope's sampled call stacks (issue #44): only when the header
+     * declares them so (el_typetab_is_sample; Note [rtscope's sample
+     * events] in typetab.c), else unknown events like any other */
+    EL_TIME_SAMPLE = 240,
+    EL_ALLOC_SAMPLE = 241,
 };
+
+/* The header descriptions that make types 240 and 241 rtscope's samples
+ * (both declared variable-size). */
+#define EL_TIME_SAMPLE_DESC "Time sample"
+#define EL_ALLOC_SAMPLE_DESC "Allocation sample"
+
+/* A sample's flags (u.stack_sample.flags). */
+#define EL_SAMPLE_LATE 0x1u      /* taken after its sample point had passed */
+#define EL_SAMPLE_TRUNCATED 0x2u /* the stack was deeper than the limit */
 
 /* Capability number of events that belong to no capability (the RTS's
  * global buffer, or events outside any block). */
@@ -343,6 +357,15 @@ typedef struct el_event {
         struct {
             uint64_t id, entries, allocs, allocd;
         } ticky_sample; /* 211 */
+        struct {
+            uint64_t weight; /* 240: nanoseconds; 241: bytes */
+            uint32_t thread;
+            uint32_t size;  /* 241: the sampled allocation's bytes, 0 when
+                               unknown; 240: 0 */
+            uint16_t flags; /* EL_SAMPLE_LATE, EL_SAMPLE_TRUNCATED */
+            uint16_t depth;
+            const uint8_t *frames; /* read with el_sample_frame() */
+        } stack_sample;            /* 240, 241 (el_event_decode_in) */
     } u;
     /* Number of payload bytes the decoder understood; the rest is
      * trailing data from a newer writer. */
@@ -365,6 +388,10 @@ const char *el_typetab_desc(const el_typetab *tab, uint16_t num);
 /* Number of declared types; el_typetab_nth iterates them in order. */
 unsigned el_typetab_count(const el_typetab *tab);
 uint16_t el_typetab_nth(const el_typetab *tab, unsigned i);
+/* 1 if `num` is one of rtscope's sample events in this table: type
+ * EL_TIME_SAMPLE or EL_ALLOC_SAMPLE, declared variable-size with the
+ * description EL_TIME_SAMPLE_DESC or EL_ALLOC_SAMPLE_DESC; else 0. */
+int el_typetab_is_sample(const el_typetab *tab, uint16_t num);
 /* Declare a type (used by the decoder and by tests). */
 el_status el_typetab_declare(el_typetab *tab, uint16_t num, uint16_t size,
                              const char *desc, size_t desc_len);
@@ -424,6 +451,17 @@ el_status el_decoder_feed(el_decoder *dec, const uint8_t *buf, size_t len,
 /* Fill ev->u from ev->payload. Returns EL_OK, or EL_ERR_FORMAT with a
  * message in *err when the payload is too short for the type's layout. */
 el_status el_event_decode(el_event *ev, el_error *err);
+/* el_event_decode for an event of the stream whose header is `types`
+ * (NULL: as el_event_decode): also decodes the types whose meaning only
+ * their declaration gives, rtscope's sample events (el_typetab_is_sample).
+ * The reader decodes what it gives a sink so. */
+el_status el_event_decode_in(el_event *ev, const el_typetab *types,
+                             el_error *err);
+
+/* The frames of a decoded sample event (EL_TIME_SAMPLE, EL_ALLOC_SAMPLE):
+ * the i-th info-table address (0 is the innermost; i < depth), in the form
+ * of EL_IPE's info field. 0 for other events or i out of range. */
+uint64_t el_sample_frame(const el_event *ev, unsigned i);
 
 /* Cost-centre stacks of a decoded EL_HEAP_PROF_SAMPLE_COST_CENTRE or
  * EL_PROF_SAMPLE_COST_CENTRE event, as ids (the ids of

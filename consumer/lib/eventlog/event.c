@@ -10,6 +10,7 @@
 
 #include "bytes.h"
 #include "event_impl.h"
+#include "typetab_impl.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -432,6 +433,39 @@ static void decode_ticky_sample(el_event *ev, payload_reader *r)
     ev->u.ticky_sample.allocd = reader_u64(r, "allocd");
 }
 
+/* `depth` info-table addresses of a sample, read later with
+ * el_sample_frame(): a depth beyond the payload is a missing field, never
+ * a read past it. */
+static const uint8_t *reader_frames(payload_reader *r, uint16_t depth)
+{
+    if (!reader_need(r, 8u * depth, "frames"))
+        return NULL;
+    const uint8_t *frames = r->p + r->pos;
+    r->pos += 8u * depth;
+    return frames;
+}
+
+/* rtscope's samples (Note [rtscope's sample events] in typetab.c). */
+static void decode_time_sample(el_event *ev, payload_reader *r)
+{
+    ev->u.stack_sample.weight = reader_u64(r, "weight");
+    ev->u.stack_sample.thread = reader_u32(r, "thread");
+    ev->u.stack_sample.size = 0;
+    ev->u.stack_sample.flags = reader_u16(r, "flags");
+    ev->u.stack_sample.depth = reader_u16(r, "stack depth");
+    ev->u.stack_sample.frames = reader_frames(r, ev->u.stack_sample.depth);
+}
+
+static void decode_alloc_sample(el_event *ev, payload_reader *r)
+{
+    ev->u.stack_sample.weight = reader_u64(r, "weight");
+    ev->u.stack_sample.thread = reader_u32(r, "thread");
+    ev->u.stack_sample.size = reader_u32(r, "size");
+    ev->u.stack_sample.flags = reader_u16(r, "flags");
+    ev->u.stack_sample.depth = reader_u16(r, "stack depth");
+    ev->u.stack_sample.frames = reader_frames(r, ev->u.stack_sample.depth);
+}
+
 /* Note [Checking a payload without decoding it]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * The reader must know whether a wanted event's payload decodes at the
@@ -451,6 +485,8 @@ static void decode_ticky_sample(el_event *ev, payload_reader *r)
  *                    which is how the RTS writes it, says so at once);
  *   PAYLOAD_STACK    min_len bytes of fixed fields, the last a stack depth,
  *                    then 4 bytes a frame;
+ *   PAYLOAD_FRAMES   min_len bytes of fixed fields, the last two a u16
+ *                    stack depth, then 8 bytes a frame (rtscope's samples);
  *   PAYLOAD_DECODE   anything else (strings with fields after them,
  *                    optional strings): decoded to tell. These types are
  *                    rare in a log (IPE's strings are counted, not
@@ -465,6 +501,7 @@ enum payload_shape {
     PAYLOAD_OPT_U64,
     PAYLOAD_STRINGS,
     PAYLOAD_STACK,
+    PAYLOAD_FRAMES,
     PAYLOAD_DECODE,
 };
 
@@ -596,13 +633,29 @@ static const event_layout layouts[] = {
 
 #define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
 
+/* The types a header's declaration makes rtscope's (el_typetab_is_sample),
+ * from EL_TIME_SAMPLE on. */
+static const event_layout sample_layouts[] = {
+    {"time-sample", decode_time_sample, 16, PAYLOAD_FRAMES, 0},
+    {"alloc-sample", decode_alloc_sample, 20, PAYLOAD_FRAMES, 0},
+};
+
 static const event_layout *layout_of(uint16_t type)
 {
     return type < NLAYOUTS && layouts[type].decode ? &layouts[type] : NULL;
 }
 
-static el_status decode_fail(const el_event *ev, const char *missing,
-                             el_error *err)
+/* The layout of `type` in a stream whose header is `types` (or NULL). */
+static const event_layout *layout_in(uint16_t type, const el_typetab *types)
+{
+    if ((type == EL_TIME_SAMPLE || type == EL_ALLOC_SAMPLE) && types &&
+        (types->samples >> (type - EL_TIME_SAMPLE) & 1u))
+        return &sample_layouts[type - EL_TIME_SAMPLE];
+    return layout_of(type);
+}
+
+static el_status decode_fail(const el_event *ev, const event_layout *l,
+                             const char *missing, el_error *err)
 {
     if (err) {
         err->status = EL_ERR_FORMAT;
@@ -610,14 +663,20 @@ static el_status decode_fail(const el_event *ev, const char *missing,
         snprintf(err->msg, sizeof(err->msg),
                  "corrupt data: %s event (type %u, %u payload bytes) "
                  "lacks its %s field",
-                 el_type_name(ev->type), ev->type, ev->payload_len, missing);
+                 l->name, ev->type, ev->payload_len, missing);
     }
     return EL_ERR_FORMAT;
 }
 
 el_status el_event_decode(el_event *ev, el_error *err)
 {
-    const event_layout *l = layout_of(ev->type);
+    return el_event_decode_in(ev, NULL, err);
+}
+
+el_status el_event_decode_in(el_event *ev, const el_typetab *types,
+                             el_error *err)
+{
+    const event_layout *l = layout_in(ev->type, types);
     if (!l) {
         ev->known = 0;
         ev->decoded_len = 0;
@@ -627,7 +686,7 @@ el_status el_event_decode(el_event *ev, el_error *err)
     ev->known = 1;
     l->decode(ev, &r);
     if (r.missing)
-        return decode_fail(ev, r.missing, err);
+        return decode_fail(ev, l, r.missing, err);
     ev->decoded_len = r.pos;
     return EL_OK;
 }
@@ -648,9 +707,9 @@ static int payload_has_strings(const uint8_t *p, uint32_t len, unsigned n)
 }
 
 /* See event_impl.h and Note [Checking a payload without decoding it]. */
-int event_payload_ok(const el_event *ev)
+int event_payload_ok(const el_event *ev, const el_typetab *types)
 {
-    const event_layout *l = layout_of(ev->type);
+    const event_layout *l = layout_in(ev->type, types);
     if (!l)
         return 1;
     uint32_t len = ev->payload_len;
@@ -666,9 +725,12 @@ int event_payload_ok(const el_event *ev)
                                    len - (l->min_len - l->nstr), l->nstr);
     case PAYLOAD_STACK:
         return len - l->min_len >= 4u * ev->payload[l->min_len - 1];
+    case PAYLOAD_FRAMES:
+        return len - l->min_len >=
+               8u * bytes_get_u16(ev->payload + l->min_len - 2);
     default: {
         el_event scratch = *ev;
-        return el_event_decode(&scratch, NULL) == EL_OK;
+        return el_event_decode_in(&scratch, types, NULL) == EL_OK;
     }
     }
 }
@@ -696,4 +758,12 @@ uint32_t el_ccs_id(const el_event *ev, unsigned i)
     if (i >= el_ccs_depth(ev))
         return 0;
     return bytes_get_u32(stack + (size_t)4 * i);
+}
+
+uint64_t el_sample_frame(const el_event *ev, unsigned i)
+{
+    if ((ev->type != EL_TIME_SAMPLE && ev->type != EL_ALLOC_SAMPLE) ||
+        !ev->known || i >= ev->u.stack_sample.depth)
+        return 0;
+    return bytes_get_u64(ev->u.stack_sample.frames + (size_t)8 * i);
 }
