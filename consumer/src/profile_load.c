@@ -13,6 +13,9 @@
 
 typedef struct load_state {
     profile *p;
+    const profile_load_also *also;
+    uint8_t mine[65536];   /* the profile's types */
+    uint8_t theirs[65536]; /* also's */
     const char *input;
     int progress;
     uint64_t total; /* input size, 0: unknown */
@@ -47,7 +50,9 @@ static void load_progress(load_state *s)
 static int load_sink(void *ctx, const el_event *ev, const el_typetab *types)
 {
     load_state *s = ctx;
-    int rc = profile_sink(s->p, ev, types);
+    int rc = s->mine[ev->type] ? profile_sink(s->p, ev, types) : 0;
+    if (rc == 0 && s->also && s->theirs[ev->type])
+        rc = s->also->sink(s->also->ctx, ev, types);
     if (s->progress && --s->countdown == 0) {
         s->countdown = LOAD_PROGRESS_EVERY;
         load_progress(s);
@@ -89,34 +94,52 @@ static int load_hp(profile *p, const char *input)
 int profile_load(profile *p, const char *input, int is_hp,
                  const cli_input_opts *io)
 {
+    return profile_load_with(p, input, is_hp, io, NULL);
+}
+
+int profile_load_with(profile *p, const char *input, int is_hp,
+                      const cli_input_opts *io, const profile_load_also *also)
+{
     int rc;
     if (is_hp) {
         rc = load_hp(p, input);
     } else {
-        load_state s;
-        memset(&s, 0, sizeof(s));
-        s.p = p;
-        s.input = input;
-        s.countdown = LOAD_PROGRESS_EVERY;
+        /* two tables of every type: on the heap, not the stack */
+        load_state *s = calloc(1, sizeof(*s));
+        uint8_t *wanted = calloc(65536, 1);
+        if (!s || !wanted) {
+            free(s);
+            free(wanted);
+            fprintf(stderr, "rtscope: out of memory\n");
+            return CLI_EXIT_DATA;
+        }
+        s->p = p;
+        s->also = also;
+        s->input = input;
+        s->countdown = LOAD_PROGRESS_EVERY;
         struct stat st;
         if (strcmp(input, "-") != 0 && stat(input, &st) == 0 &&
             S_ISREG(st.st_mode))
-            s.total = (uint64_t)st.st_size;
-        s.progress = isatty(STDERR_FILENO) &&
-                     (s.total == 0 || s.total >= LOAD_PROGRESS_MIN);
-        s.next = load_now() + 0.5;
-        uint8_t wanted[65536];
-        memset(wanted, 0, sizeof(wanted));
-        profile_wanted(wanted);
+            s->total = (uint64_t)st.st_size;
+        s->progress = isatty(STDERR_FILENO) &&
+                      (s->total == 0 || s->total >= LOAD_PROGRESS_MIN);
+        s->next = load_now() + 0.5;
+        profile_wanted(s->mine);
+        if (also)
+            also->wanted(s->theirs);
+        for (size_t t = 0; t < 65536; t++)
+            wanted[t] = s->mine[t] | s->theirs[t];
         cli_input_opts o = *io;
         o.reader.wanted = wanted;
         el_reader_result res;
         memset(&res, 0, sizeof(res));
-        rc = cli_read(input, &o, load_sink, &s, &res);
-        if (s.shown)
+        rc = cli_read(input, &o, load_sink, s, &res);
+        if (s->shown)
             fputs("\r\033[K", stderr);
         if (res.bytes > p->input_bytes)
             p->input_bytes = res.bytes;
+        free(s);
+        free(wanted);
     }
     if (profile_finish(p) != 0 || p->nomem) {
         fprintf(stderr, "rtscope: %s: out of memory\n", input);

@@ -240,6 +240,34 @@ static void ipe_append(char *buf, size_t size, size_t *n, const char *s,
 
 #define IPE_PUT(s) ipe_append(buf, size, &n, (s), strlen(s))
 
+/* "package:", when the type field is "package:Module" of the table's own
+ * module (rtscope's RTS writes it so), without version and ABI hash. */
+static void ipe_put_package(char *buf, size_t size, size_t *n,
+                            const ipe_entry *e)
+{
+    const char *colon = strchr(e->ty_desc, ':');
+    if (colon && colon > e->ty_desc && e->module[0] &&
+        strcmp(colon + 1, e->module) == 0) {
+        ipe_append(buf, size, n, e->ty_desc,
+                   ipe_package_len(e->ty_desc, (size_t)(colon - e->ty_desc)));
+        ipe_append(buf, size, n, ":", 1);
+    }
+}
+
+void ipe_binding_name(char *buf, size_t size, const ipe_entry *e)
+{
+    size_t n = 0;
+    if (size == 0)
+        return;
+    buf[0] = 0;
+    if (!e->module[0] || !e->label[0])
+        return;
+    ipe_put_package(buf, size, &n, e);
+    IPE_PUT(e->module);
+    IPE_PUT(".");
+    IPE_PUT(e->label);
+}
+
 void ipe_display_name(char *buf, size_t size, const ipe_entry *e)
 {
     size_t n = 0;
@@ -266,16 +294,7 @@ void ipe_display_name(char *buf, size_t size, const ipe_entry *e)
                         ? " "
                         : " in ");
         }
-        /* the package, when the type field is "package:Module" of the
-         * table's own module (rtscope's RTS writes it so) */
-        const char *colon = strchr(e->ty_desc, ':');
-        if (colon && colon > e->ty_desc && e->module[0] &&
-            strcmp(colon + 1, e->module) == 0) {
-            ipe_append(
-                buf, size, &n, e->ty_desc,
-                ipe_package_len(e->ty_desc, (size_t)(colon - e->ty_desc)));
-            IPE_PUT(":");
-        }
+        ipe_put_package(buf, size, &n, e);
         IPE_PUT(e->module);
         if (e->module[0] && e->label[0])
             IPE_PUT(".");

@@ -19,6 +19,7 @@
 #include "rtscope/strhash.h"
 
 #include "pprof.pb-c.h"
+#include "pprof_impl.h"
 
 #include <errno.h>
 #include <math.h>
@@ -27,34 +28,7 @@
 #include <string.h>
 #include <zlib.h>
 
-/* ---- interning -------------------------------------------------------- */
-
-/* ---- the profile being built ------------------------------------------ */
-
-typedef struct pprof_fn {
-    int64_t name, system_name, filename, line;
-} pprof_fn;
-
-/* A sample: a band of a profile's census, or a row of a debug census. */
-typedef struct pprof_sample {
-    const profile *src; /* whose band */
-    const profile_band *band;
-    const pprof_census_row *row;
-    double bytes, objects;
-} pprof_sample;
-
-typedef struct pprof_build {
-    strtab strings;
-    strtab fn_keys; /* function id - 1 by its key */
-    pprof_fn *fns;
-    size_t nfns, fns_cap;
-    pprof_sample *samples;
-    size_t nsamples;
-    strtab sample_names; /* diff: band names, index = sample */
-    int nomem;
-} pprof_build;
-
-static int64_t pprof_str(pprof_build *b, const char *s, size_t len)
+int64_t pprof_str(pprof_build *b, const char *s, size_t len)
 {
     int64_t i = strtab_id(&b->strings, s, len);
     if (i < 0)
@@ -62,11 +36,9 @@ static int64_t pprof_str(pprof_build *b, const char *s, size_t len)
     return i < 0 ? 0 : i;
 }
 
-/* The id of the function (and of its one location). 0 when out of
- * memory. */
-static uint64_t pprof_function(pprof_build *b, const char *name,
-                               size_t name_len, const char *sys,
-                               const char *file, size_t file_len, int64_t line)
+uint64_t pprof_function(pprof_build *b, const char *name, size_t name_len,
+                        const char *sys, const char *file, size_t file_len,
+                        int64_t line)
 {
     pprof_fn f = {pprof_str(b, name, name_len), pprof_str(b, sys, strlen(sys)),
                   pprof_str(b, file, file_len), line};
@@ -94,10 +66,7 @@ static uint64_t pprof_function(pprof_build *b, const char *name,
     return (uint64_t)id + 1;
 }
 
-/* Split an IPE source span, "src/Main.hs:10:5-40" or
- * "src/Main.hs:(10,5)-(12,3)", into its file and first line (0 when it is
- * not one). */
-static void pprof_span(const char *span, size_t *file_len, int64_t *line)
+void pprof_span(const char *span, size_t *file_len, int64_t *line)
 {
     *file_len = strlen(span);
     *line = 0;
@@ -251,19 +220,7 @@ typedef struct pprof_meta {
     int64_t time_nanos, duration_nanos;
 } pprof_meta;
 
-/* The messages of one Profile and the arrays they point into (protobuf-c's
- * messages do not own what they point to). */
-typedef struct pprof_msgs {
-    RtscopePprof__Sample *samples, **samplep;
-    size_t nsamples;
-    uint64_t *locids;
-    int64_t *values;
-    RtscopePprof__Function *fns, **fnp;
-    RtscopePprof__Location *locs, **locp;
-    RtscopePprof__Line *lines, **linep;
-} pprof_msgs;
-
-static void pprof_msgs_free(pprof_msgs *g)
+void pprof_msgs_free(pprof_msgs *g)
 {
     free(g->samples);
     free(g->samplep);
@@ -315,8 +272,7 @@ static int pprof_encode_samples(pprof_build *b, const pprof_meta *m, size_t nv,
     return b->nomem ? -1 : 0;
 }
 
-/* The functions, one location each, with the same id. -1: no memory. */
-static int pprof_encode_functions(const pprof_build *b, pprof_msgs *g)
+int pprof_encode_functions(const pprof_build *b, pprof_msgs *g)
 {
     size_t nf = b->nfns;
     g->fns = calloc(nf + 1, sizeof(*g->fns));
@@ -352,9 +308,7 @@ static int pprof_encode_functions(const pprof_build *b, pprof_msgs *g)
     return 0;
 }
 
-/* Pack prof and write it gzipped to f; *packed says whether it got as far
- * as writing (a failure before is one of memory). */
-static int pprof_pack(FILE *f, const RtscopePprof__Profile *prof, int *packed)
+int pprof_pack(FILE *f, const RtscopePprof__Profile *prof, int *packed)
 {
     size_t len = rtscope_pprof__profile__get_packed_size(prof);
     uint8_t *buf = malloc(len ? len : 1);

@@ -16,6 +16,7 @@
 #include <float.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,7 +34,15 @@ static const char pprof_about[] =
     "\n"
     "An rtscope snapshot (rtscope debug snapshot), or with --debug a live\n"
     "program's debug stub (a TARGET as rtscope debug takes it), gives the\n"
-    "census of its heap by info table instead, with inuse_objects too.\n";
+    "census of its heap by info table instead, with inuse_objects too.\n"
+    "\n"
+    "Sampled call stacks (+RTS --sample-alloc, --sample-time) are written\n"
+    "instead of a census with --stacks, or when the eventlog has no heap\n"
+    "census: one profile with the sample types alloc_objects, alloc_space\n"
+    "(the default when there are allocation samples), samples and cpu (the\n"
+    "default otherwise); each frame is its binding, package:Module.binding,\n"
+    "with the file and line of its source span, the RTS's own frames left\n"
+    "out. `go tool pprof -sample_index=cpu` picks the time samples.\n";
 
 /* What `rtscope pprof` is given. */
 typedef struct pprof_args {
@@ -41,7 +50,7 @@ typedef struct pprof_args {
     const char *output, *base;
     long sample;
     double at;
-    int last, sample_given, at_given, last_given, force_hp, debug;
+    int last, sample_given, at_given, last_given, force_hp, debug, stacks;
     debug_args heap; /* --no-gc, --fork (debug_pause_table) */
 } pprof_args;
 
@@ -89,6 +98,13 @@ static const opt pprof_opts[] = {
      .set = 1,
      .value = OPT_AT(pprof_args, force_hp),
      .help = "inputs are .hp files (assumed for names ending in\n.hp)"},
+    {.name = "stacks",
+     .kind = OPT_FLAG,
+     .set = 1,
+     .value = OPT_AT(pprof_args, stacks),
+     .help = "write the sampled call stacks (+RTS --sample-alloc,\n"
+             "--sample-time), not a census (the default when the\n"
+             "eventlog has no census)"},
     {.name = "debug",
      .kind = OPT_FLAG,
      .set = 1,
@@ -120,13 +136,10 @@ static int pprof_is_stream(const char *input)
            strncmp(input, "tcp:", 4) == 0;
 }
 
-/* Load one input and check it has the census asked for. */
-static int pprof_load(profile *p, const char *input, int force_hp,
-                      const cli_input_opts *io)
+/* Does p (loaded from input) have the census asked for? A CLI exit code
+ * (errors reported). */
+static int pprof_check_census(const profile *p, const char *input)
 {
-    int rc = profile_load(p, input, profile_load_is_hp(input, force_hp), io);
-    if (rc != CLI_EXIT_OK)
-        return rc;
     if (p->nsamples == 0) {
         fprintf(stderr,
                 "rtscope: %s: no heap census (run the program with +RTS "
@@ -145,6 +158,14 @@ static int pprof_load(profile *p, const char *input, int force_hp,
     return CLI_EXIT_OK;
 }
 
+/* Load one input and check it has the census asked for. */
+static int pprof_load(profile *p, const char *input, int force_hp,
+                      const cli_input_opts *io)
+{
+    int rc = profile_load(p, input, profile_load_is_hp(input, force_hp), io);
+    return rc != CLI_EXIT_OK ? rc : pprof_check_census(p, input);
+}
+
 /* Write to `output` through a temporary file renamed at the end, so a
  * failure leaves no partial file ("-": standard output; what is not a
  * regular file is written in place). */
@@ -159,6 +180,24 @@ static int pprof_write_profiles(FILE *f, const void *ctx)
 {
     const pprof_profiles *pp = ctx;
     return pprof_write(f, pp->p, pp->base);
+}
+
+/* The sampled stacks of an eventlog, with what its profile knows of the
+ * program. */
+typedef struct pprof_stacks {
+    const profile *p;
+    const samples *s;
+} pprof_stacks;
+
+static int pprof_write_samples(FILE *f, const void *ctx)
+{
+    const pprof_stacks *ps = ctx;
+    const char *prog = ps->p->args ? ps->p->args : "";
+    int64_t end = (int64_t)llround(ps->p->last_time * 1e9);
+    if ((int64_t)ps->s->last_ts > end)
+        end = (int64_t)ps->s->last_ts;
+    return pprof_write_stacks(f, ps->s, prog, strcspn(prog, " "),
+                              ps->p->start_unix_ns, end);
 }
 
 static int pprof_output(const char *output, pprof_writer write, const void *ctx)
@@ -342,7 +381,9 @@ static int pprof_heap_run(const char *target, int snapshot, int gc,
     return rc;
 }
 
-/* The census of an eventlog or a .hp file (less BASE's) to output. */
+/* The census of an eventlog or a .hp file (less BASE's), or an eventlog's
+ * sampled call stacks, to output. One reading of INPUT gives both: a pipe
+ * or a socket is read once. */
 static int pprof_profile_run(const pprof_args *a, const char *input,
                              const char *output)
 {
@@ -355,19 +396,52 @@ static int pprof_profile_run(const pprof_args *a, const char *input,
                               : PROFILE_PICK_LARGEST;
     po.pick_index = (size_t)a->sample;
     po.pick_at = a->at;
+    int is_hp = profile_load_is_hp(input, a->force_hp);
     profile *p = profile_new(&po), *base = NULL;
+    samples *sm = is_hp ? NULL : samples_new();
     int rc = CLI_EXIT_OK;
-    if (!p || (a->base && !(base = profile_new(&po)))) {
+    if (!p || (a->base && !(base = profile_new(&po))) || (!is_hp && !sm)) {
         fprintf(stderr, "rtscope: out of memory\n");
         rc = CLI_EXIT_DATA;
     }
+    profile_load_also also = {samples_sink, sm, samples_wanted};
     if (rc == CLI_EXIT_OK)
-        rc = pprof_load(p, input, a->force_hp, &a->io);
-    if (rc == CLI_EXIT_OK && base)
-        rc = pprof_load(base, a->base, a->force_hp, &a->io);
-    pprof_profiles pp = {p, base};
-    if (rc == CLI_EXIT_OK)
-        rc = pprof_output(output, pprof_write_profiles, &pp);
+        rc = profile_load_with(p, input, is_hp, &a->io, sm ? &also : NULL);
+    if (rc == CLI_EXIT_OK && sm && samples_finish(sm) != 0) {
+        fprintf(stderr, "rtscope: %s: out of memory\n", input);
+        rc = CLI_EXIT_DATA;
+    }
+    int has_stacks =
+        sm && (samples_any(sm, SAMPLES_ALLOC) || samples_any(sm, SAMPLES_TIME));
+    /* stacks when asked, or when there is no census and nothing asks
+     * for one */
+    int stacks =
+        a->stacks || (p && p->nsamples == 0 && has_stacks && !a->base &&
+                      !a->sample_given && !a->at_given && !a->last_given);
+    if (rc == CLI_EXIT_OK && stacks && !has_stacks) {
+        fprintf(stderr,
+                "rtscope: %s: no sampled call stacks (run the program with "
+                "+RTS --sample-alloc or --sample-time, and -l)\n",
+                input);
+        rc = CLI_EXIT_DATA;
+    }
+    if (rc == CLI_EXIT_OK && stacks) {
+        pprof_stacks ps = {p, sm};
+        rc = pprof_output(output, pprof_write_samples, &ps);
+    } else if (rc == CLI_EXIT_OK) {
+        rc = pprof_check_census(p, input);
+        if (rc == CLI_EXIT_OK && has_stacks)
+            fprintf(stderr,
+                    "rtscope: %s: the eventlog has sampled call stacks "
+                    "too: --stacks writes them\n",
+                    input);
+        if (rc == CLI_EXIT_OK && base)
+            rc = pprof_load(base, a->base, a->force_hp, &a->io);
+        pprof_profiles pp = {p, base};
+        if (rc == CLI_EXIT_OK)
+            rc = pprof_output(output, pprof_write_profiles, &pp);
+    }
+    samples_free(sm);
     profile_free(p);
     profile_free(base);
     return rc;
@@ -397,6 +471,11 @@ static int pprof_run(int argc, char **argv)
                                "a heap's census (a snapshot, --debug) is one "
                                "census: no --base, --sample, --at, --last or "
                                "--hp");
+    if (a.stacks && (heap || a.base || picks || a.force_hp))
+        return cli_usage_error(&cli_cmd_pprof,
+                               "--stacks writes an eventlog's sampled call "
+                               "stacks: no --base, --sample, --at, --last, "
+                               "--hp, --debug or snapshot");
     if (a.heap.gc_given && !a.debug)
         return cli_usage_error(&cli_cmd_pprof, "--no-gc and --fork go with "
                                                "--debug");
@@ -419,7 +498,7 @@ static int pprof_run(int argc, char **argv)
 
 const cli_command cli_cmd_pprof = {
     .name = "pprof",
-    .summary = "write one heap census as a pprof profile (.pb.gz)",
+    .summary = "write a heap census or sampled stacks as a pprof profile",
     .synopsis = "rtscope pprof [options] INPUT [BASE]",
     .about = pprof_about,
     .opts = pprof_opts,

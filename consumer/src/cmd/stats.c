@@ -1,10 +1,12 @@
 /* rtscope stats: a run summary (GC counts and pauses, live data, allocation,
- * heap samples, markers), or with --canonical the canonical summary that the
- * testsuite diffs against ghc-events. */
+ * heap samples, markers, then the sampled call stacks' top sites), or with
+ * --canonical the canonical summary that the testsuite diffs against
+ * ghc-events. */
 #define _POSIX_C_SOURCE 200809L
 #include "canonical.h"
 #include "cli.h"
 #include "rtscope/base/hmap.h"
+#include "rtscope/model/samples.h"
 #include "rtscope/strhash.h"
 
 #include <inttypes.h>
@@ -13,6 +15,7 @@
 
 #define STATS_MAX_GENS 16
 #define STATS_MARKERS_SHOWN 10
+#define STATS_SITES_SHOWN 10
 
 typedef struct stats_cap {
     uint64_t gc_start; /* 0: not in a GC */
@@ -40,6 +43,7 @@ typedef struct stats_state {
     char *marker_text[STATS_MARKERS_SHOWN];
     uint64_t ipes, user_msgs;
     char *rts, *args;
+    samples *sm; /* sampled call stacks (and the IPE entries naming them) */
     uint8_t *wanted;
     uint64_t *counts;
     int nomem;
@@ -219,6 +223,13 @@ static int stats_sink(void *ctx, const el_event *ev, const el_typetab *types)
         break;
     case EL_IPE:
         s->ipes++;
+        if (samples_take(s->sm, ev) != 0)
+            s->nomem = 1;
+        break;
+    case EL_TIME_SAMPLE:
+    case EL_ALLOC_SAMPLE:
+        if (samples_take(s->sm, ev) != 0)
+            s->nomem = 1;
         break;
     case EL_RTS_IDENTIFIER:
         if (!s->rts)
@@ -261,6 +272,49 @@ static const char *stats_breakdown_name(uint32_t b)
 static double stats_sec(uint64_t ns)
 {
     return (double)ns / 1e9;
+}
+
+/* One kind of sampled stacks: its totals, then its heaviest sites (the
+ * stacks added up by their innermost frame). */
+static void stats_print_sites(const samples *sm, samples_kind k, FILE *f)
+{
+    const samples_sum *t = &sm->total[k];
+    int alloc = k == SAMPLES_ALLOC;
+    const char *kind = alloc ? "alloc" : "time";
+    if (alloc)
+        fprintf(f,
+                "alloc samples: %" PRIu64 ", %" PRIu64 " bytes, %.0f objects "
+                "(estimated), %" PRIu64 " late, %" PRIu64 " truncated\n",
+                t->count, t->weight, t->objects, t->late, t->truncated);
+    else
+        fprintf(f,
+                "time samples: %" PRIu64 ", %.6f s, %" PRIu64 " late, %" PRIu64
+                " truncated\n",
+                t->count, stats_sec(t->weight), t->late, t->truncated);
+    samples_site *sites;
+    long n = samples_sites(sm, k, &sites);
+    if (n < 0) {
+        fprintf(f, "%s site: (out of memory)\n", kind);
+        return;
+    }
+    char name[1024];
+    for (long i = 0; i < n && i < STATS_SITES_SHOWN; i++) {
+        const samples_sum *x = &sites[i].sum;
+        double pct =
+            t->weight ? 100.0 * (double)x->weight / (double)t->weight : 0.0;
+        samples_frame_name(sm, sites[i].info, name, sizeof(name));
+        if (alloc)
+            fprintf(f,
+                    "alloc site: %6.2f%% %" PRIu64 " bytes %" PRIu64
+                    " samples %s\n",
+                    pct, x->weight, x->count, name);
+        else
+            fprintf(f, "time site: %6.2f%% %.6f s %" PRIu64 " samples %s\n",
+                    pct, stats_sec(x->weight), x->count, name);
+    }
+    if (n > STATS_SITES_SHOWN)
+        fprintf(f, "%s site: ... (%ld more)\n", kind, n - STATS_SITES_SHOWN);
+    free(sites);
 }
 
 static void stats_print(const stats_state *s, const char *input,
@@ -318,10 +372,16 @@ static void stats_print(const stats_state *s, const char *input,
         fprintf(f, "truncated at: %" PRIu64 "\n", res->truncated_at);
     if (res->merge.late_events)
         fprintf(f, "late events: %" PRIu64 "\n", res->merge.late_events);
+    /* sampled call stacks: allocation, then time */
+    if (samples_any(s->sm, SAMPLES_ALLOC))
+        stats_print_sites(s->sm, SAMPLES_ALLOC, f);
+    if (samples_any(s->sm, SAMPLES_TIME))
+        stats_print_sites(s->sm, SAMPLES_TIME, f);
 }
 
 static void stats_free(stats_state *s)
 {
+    samples_free(s->sm);
     free(s->caps);
     hmap_free(&s->bands);
     for (int i = 0; i < STATS_MARKERS_SHOWN; i++)
@@ -334,7 +394,13 @@ static void stats_free(stats_state *s)
 
 static const char stats_about[] =
     "Summarise a run: events, GC collections and pause times, live data,\n"
-    "heap size, allocation, heap-profile samples, markers, IPE entries.\n";
+    "heap size, allocation, heap-profile samples, markers, IPE entries.\n"
+    "When the program sampled its call stacks (+RTS --sample-alloc,\n"
+    "--sample-time), then the sampled allocation and time: totals (the\n"
+    "objects estimated as pprof's alloc_objects), late and truncated\n"
+    "samples, and the top sites by innermost frame (the RTS's own frames\n"
+    "left out), each named as -hi names its info table, with its bytes or\n"
+    "seconds and share of the sampled total.\n";
 
 /* What `rtscope stats` is given. */
 typedef struct stats_args {
@@ -413,15 +479,17 @@ static int stats_run(int argc, char **argv)
                                                EL_USER_MSG,
                                                EL_IPE,
                                                EL_RTS_IDENTIFIER,
-                                               EL_PROGRAM_ARGS};
+                                               EL_PROGRAM_ARGS,
+                                               EL_TIME_SAMPLE,
+                                               EL_ALLOC_SAMPLE};
         stats_state s;
         memset(&s, 0, sizeof(s));
         s.wanted = calloc(65536, 1);
         s.counts = calloc(65536, sizeof(uint64_t));
-        if (!s.wanted || !s.counts) {
+        s.sm = samples_new();
+        if (!s.wanted || !s.counts || !s.sm) {
             fprintf(stderr, "rtscope: out of memory\n");
-            free(s.wanted);
-            free(s.counts);
+            stats_free(&s);
             return CLI_EXIT_DATA;
         }
         for (size_t i = 0; i < sizeof(interesting) / sizeof(*interesting); i++)
@@ -432,6 +500,10 @@ static int stats_run(int argc, char **argv)
         for (unsigned t = 0; t < 65536; t++)
             if (t != EL_BLOCK_MARKER)
                 s.events += s.counts[t];
+        if (rc == CLI_EXIT_OK && samples_finish(s.sm) != 0) {
+            fprintf(stderr, "rtscope: %s: out of memory\n", input);
+            rc = CLI_EXIT_DATA;
+        }
         if (rc == CLI_EXIT_OK)
             stats_print(&s, input, &res, out);
         stats_free(&s);

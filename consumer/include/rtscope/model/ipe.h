@@ -51,6 +51,12 @@ char *ipe_band_name(const ipe_entry *e);
  * (cut short if needed). e->name is not read. */
 void ipe_display_name(char *buf, size_t size, const ipe_entry *e);
 
+/* The binding a table belongs to, "package:Module.binding" ("Module.binding"
+ * when the type field gives no package, as for ipe_display_name), or ""
+ * when the entry has no module or no label: a call-stack frame's function
+ * (rtscope pprof's sampled stacks). Writes at most `size` bytes. */
+void ipe_binding_name(char *buf, size_t size, const ipe_entry *e);
+
 /* GHC's name for a closure type given as the decimal string of an IPE
  * event ("1" -> "CONSTR"); the string itself if it is not a known number. */
 const char *ipe_closure_type_name(const char *decimal);

@@ -16,6 +16,7 @@
 #define RTSCOPE_PPROF_H
 
 #include "rtscope/model/profile.h"
+#include "rtscope/model/samples.h"
 
 #include <stdio.h>
 
@@ -40,5 +41,20 @@ typedef struct pprof_census_row {
  * unknown). Returns as pprof_write. */
 int pprof_write_census(FILE *f, const pprof_census_row *rows, size_t n,
                        const char *program, int64_t time_nanos);
+
+/* Sampled call stacks (samples.h, finished) as one profile with four
+ * sample types, as Go's heap and CPU profiles name them: alloc_objects
+ * (count, estimated), alloc_space (bytes), samples (count), cpu
+ * (nanoseconds); an allocation stack has 0 in cpu, a time stack 0 in
+ * alloc_objects and alloc_space. The default type is alloc_space when there
+ * are allocation samples, else cpu. Each stack is a sample whose locations
+ * are its frames, innermost first (Note [pprof functions of a sampled
+ * stack] in pprof_stacks.c). program names the mapping (its first
+ * program_len bytes); time_nanos is the wall-clock time of the program's
+ * start (0: unknown), duration_nanos how long the samples cover. Returns
+ * as pprof_write. */
+int pprof_write_stacks(FILE *f, const samples *s, const char *program,
+                       size_t program_len, int64_t time_nanos,
+                       int64_t duration_nanos);
 
 #endif

@@ -1,0 +1,124 @@
+/* Sampled call stacks: the model of rtscope's EL_TIME_SAMPLE and
+ * EL_ALLOC_SAMPLE events (issue #44, docs/sampling-design.md) behind
+ * rtscope pprof and rtscope stats.
+ *
+ * While events stream past, identical stacks (of one kind, frame for frame)
+ * add up: weight, samples, late and truncated samples, and for allocation
+ * the estimated objects. samples_finish() then names the frames by the IPE
+ * entries the stream gave, drops the RTS's own frames and adds up the
+ * stacks that became identical. Memory grows with the distinct stacks, not
+ * with the samples.
+ *
+ * Frames are info-table addresses, EL_IPE's `info` field: a frame is named
+ * as -hi names the table (ipe.h), or by its address when no IPE entry came
+ * for it. See Note [Sampled stacks] in samples.c. */
+#ifndef RTSCOPE_SAMPLES_H
+#define RTSCOPE_SAMPLES_H
+
+#include "rtscope/base/hmap.h"
+#include "rtscope/eventlog.h"
+#include "rtscope/model/ipe.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum samples_kind {
+    SAMPLES_TIME = 0,  /* EL_TIME_SAMPLE: weight in nanoseconds */
+    SAMPLES_ALLOC = 1, /* EL_ALLOC_SAMPLE: weight in bytes */
+    SAMPLES_NKINDS
+} samples_kind;
+
+/* What a set of samples adds up to. */
+typedef struct samples_sum {
+    uint64_t count;     /* samples */
+    uint64_t weight;    /* nanoseconds or bytes */
+    uint64_t late;      /* samples flagged EL_SAMPLE_LATE */
+    uint64_t truncated; /* samples flagged EL_SAMPLE_TRUNCATED */
+    /* allocation: the objects the samples stand for, estimated as
+     * weight / size per sample of known size (pprof's alloc_objects) */
+    double objects;
+    uint64_t unsized; /* allocation samples of size 0 (not in objects) */
+} samples_sum;
+
+/* One distinct stack. */
+typedef struct samples_stack {
+    samples_kind kind;
+    uint32_t depth;
+    size_t at; /* its frames, innermost first: samples_frames() */
+    samples_sum sum;
+} samples_stack;
+
+/* One site: the stacks whose innermost frame is `info`. */
+typedef struct samples_site {
+    uint64_t info;
+    samples_sum sum;
+} samples_site;
+
+typedef struct samples {
+    ipe_table *ipe; /* the stream's IPE entries (owned) */
+    /* the stacks: as the events gave them until samples_finish, then with
+     * the RTS's frames dropped; frames in one arena of addresses */
+    samples_stack *stacks;
+    size_t nstacks, stacks_cap;
+    uint64_t *arena;
+    size_t narena, arena_cap;
+    hmap index; /* stack hash -> stack number */
+    samples_sum total[SAMPLES_NKINDS];
+    uint64_t rts_frames; /* frames dropped by samples_finish */
+    uint64_t first_weight[SAMPLES_NKINDS]; /* the first sample's weight */
+    uint64_t last_ts;                      /* the latest sample's time, ns */
+    int nomem;
+    int finished;
+} samples;
+
+samples *samples_new(void);
+void samples_free(samples *s);
+
+/* Mark in wanted[65536] the event types samples_take() reads (EL_IPE and
+ * the two sample types). */
+void samples_wanted(uint8_t *wanted);
+/* Take a decoded event: EL_IPE, EL_TIME_SAMPLE, EL_ALLOC_SAMPLE (known,
+ * as el_event_decode_in gives them); others are ignored. Returns 0, or -1
+ * when out of memory. */
+int samples_take(samples *s, const el_event *ev);
+/* el_sink_fn: samples_take. Nonzero when out of memory. */
+int samples_sink(void *ctx, const el_event *ev, const el_typetab *types);
+
+/* Drop the RTS's frames (samples_frame_is_rts) from every stack, keeping
+ * the innermost one of a stack that has nothing else, add up the stacks
+ * that became identical, and order them by kind (allocation first), then
+ * weight (heaviest first). Once; no samples_take after it. Returns 0 or -1
+ * (memory). */
+int samples_finish(samples *s);
+
+/* 1 if the stream had samples of kind k. */
+static inline int samples_any(const samples *s, samples_kind k)
+{
+    return s->total[k].count != 0;
+}
+
+/* The frames of a stack of s, innermost first (st->depth of them). */
+static inline const uint64_t *samples_frames(const samples *s,
+                                             const samples_stack *st)
+{
+    return s->arena + st->at;
+}
+
+/* The IPE entry of a frame, or NULL. */
+const ipe_entry *samples_ipe(const samples *s, uint64_t info);
+/* Is this table the RTS's own: its table name or label starts with
+ * "stg_", or its type field names package rts ("rts:..." or
+ * "rts-1.0.2:...")? NULL (no provenance) is not. */
+int samples_frame_is_rts(const ipe_entry *e);
+/* A frame's name for a report: the table's -hi band name (e->name), or
+ * its address ("0x4c5e10") when the stream never described it; address 0
+ * (the site of empty stacks) is "(no stack)". */
+void samples_frame_name(const samples *s, uint64_t info, char *buf,
+                        size_t size);
+
+/* The sites of kind k (after samples_finish): the stacks added up by
+ * their innermost frame, heaviest first, in *out (malloc'd, the caller
+ * frees it; NULL when there are none). Returns how many, or -1 (memory). */
+long samples_sites(const samples *s, samples_kind k, samples_site **out);
+
+#endif
