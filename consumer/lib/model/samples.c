@@ -317,20 +317,20 @@ long samples_sites(const samples *s, samples_kind k, samples_site **out)
             continue;
         /* an empty stack (the RTS walked nothing) is the site 0 */
         uint64_t leaf = st->depth ? samples_frames(s, st)[0] : 0;
-        int added = 0;
-        uint64_t *slot = hmap_at(&by_leaf, leaf, &added);
-        if (!slot || (added && samples_grow((void **)&v, &cap, n + 1,
-                                            sizeof(*v)) != 0)) {
-            hmap_free(&by_leaf);
-            free(v);
-            return -1;
-        }
-        if (added) {
-            *slot = n;
+        uint64_t idx;
+        if (!hmap_get(&by_leaf, leaf, &idx)) {
+            if (samples_grow((void **)&v, &cap, n + 1, sizeof(*v)) != 0 ||
+                hmap_put(&by_leaf, leaf, n) != 0) {
+                hmap_free(&by_leaf);
+                free(v);
+                return -1;
+            }
             memset(&v[n], 0, sizeof(v[n]));
-            v[n++].info = leaf;
+            v[n].info = leaf;
+            idx = n++;
         }
-        samples_sum_add(&v[*slot].sum, &st->sum);
+        if (v)
+            samples_sum_add(&v[idx].sum, &st->sum);
     }
     hmap_free(&by_leaf);
     if (n > 1)
