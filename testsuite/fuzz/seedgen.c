@@ -88,27 +88,36 @@ int main(int argc, char **argv)
     seed_write(argv[1], "caps-samples-chunked", &b, 40);
     eb_free(&p);
     eb_free(&b);
-    /* 3: rtscope's sampled call stacks (the header declares 240 and 241 as
-     * its RTS does), an IPE entry for one frame, a late and a truncated
-     * sample; and the same events under a header that declares the
-     * numbers otherwise (unknown events then) */
+    /* 3: rtscope's sampled call stacks (user binary messages that start
+     * "rtscope:" and a kind), an IPE entry for one frame, a late and a
+     * truncated sample, among binary messages that are not samples (none
+     * of the prefix, an unknown kind, the prefix alone); and the same with
+     * a sample whose depth promises more frames than it holds */
     static const uint64_t frames[] = {0x401000, 0x402000, 0x403000};
     static const char *const ipe[6] = {"Main_go_info", "14", "main:Main",
                                        "go", "Main", "Main.hs:3:1-20"};
-    static const eb_decl other[2] = {{240, 0xffff, "test event"},
-                                     {241, 0xffff, "Allocation samples"}};
+    static const uint8_t other[] = {0xff, 0xca, 0, 0, 0, 1, 0, 0, 0, 0};
     for (int h = 0; h < 2; h++) {
         eb_init(&b);
-        eb_header_std_decl(&b, 2, h == 0 ? eb_sample_decls : other);
+        eb_header_std(&b, 0, NULL);
         eb_block_begin(&b, 0, 1);
         eb_ipe(&b, 2, 0x401000, ipe);
         eb_time_sample(&b, 3, 10000000, 1, 0, 3, frames);
+        eb_var_event(&b, 181, 3, other, sizeof(other));
         eb_alloc_sample(&b, 4, 524288, 1, 48, 0, 2, frames);
+        eb_var_event(&b, 181, 4, "rtscope:\007abcdefgh", 17);
+        eb_var_event(&b, 181, 4, "rtscope:", 8);
         eb_alloc_sample(&b, 5, 524288, 2, 0, 1, 1, frames);
         eb_time_sample(&b, 6, 10000000, 1, 2, 0, NULL);
+        if (h == 1) {
+            eb_init(&p);
+            eb_sample_payload(&p, 2, 524288, 1, 16, 0, 3, frames);
+            eb_var_event(&b, 181, 6, p.buf, p.len - 8); /* a frame short */
+            eb_free(&p);
+        }
         eb_block_end(&b, 7);
         eb_data_end(&b);
-        seed_write(argv[1], h == 0 ? "stack-samples" : "stack-samples-other",
+        seed_write(argv[1], h == 0 ? "stack-samples" : "stack-samples-short",
                    &b, 7);
         eb_free(&b);
     }

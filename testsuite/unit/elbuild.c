@@ -86,21 +86,16 @@ uint16_t eb_std_size(uint16_t type)
     return 0;
 }
 
-static void eb_type_desc(elbuild *b, uint16_t num, uint16_t size,
-                         const char *desc)
+static void eb_type(elbuild *b, uint16_t num, uint16_t size)
 {
+    static const char desc[] = "test event";
     eb_u32(b, 0x65746200u);
     eb_u16(b, num);
     eb_u16(b, size);
-    eb_u32(b, (uint32_t)strlen(desc));
-    eb_bytes(b, desc, strlen(desc));
+    eb_u32(b, sizeof(desc) - 1);
+    eb_bytes(b, desc, sizeof(desc) - 1);
     eb_u32(b, 0);
     eb_u32(b, 0x65746500u);
-}
-
-static void eb_type(elbuild *b, uint16_t num, uint16_t size)
-{
-    eb_type_desc(b, num, size, "test event");
 }
 
 void eb_header(elbuild *b, size_t n, const uint16_t (*types)[2])
@@ -127,39 +122,30 @@ void eb_header_std(elbuild *b, size_t nextra, const uint16_t (*extra)[2])
     eb_u32(b, 0x64617462u);
 }
 
-const eb_decl eb_sample_decls[2] = {
-    {240, 0xffff, "Time sample"},
-    {241, 0xffff, "Allocation sample"},
-};
-
-void eb_header_std_decl(elbuild *b, size_t n, const eb_decl *extra)
+void eb_sample_payload(elbuild *p, uint8_t kind, uint64_t weight,
+                       uint32_t thread, uint32_t size, uint16_t flags,
+                       uint16_t depth, const uint64_t *frames)
 {
-    eb_u32(b, 0x68647262u);
-    eb_u32(b, 0x68657462u);
-    for (size_t i = 0; i < sizeof(eb_std_types) / sizeof(eb_std_types[0]); i++)
-        eb_type(b, eb_std_types[i][0], eb_std_types[i][1]);
-    for (size_t i = 0; i < n; i++)
-        eb_type_desc(b, extra[i].num, extra[i].size, extra[i].desc);
-    eb_u32(b, 0x68657465u);
-    eb_u32(b, 0x68647265u);
-    eb_u32(b, 0x64617462u);
+    eb_bytes(p, "rtscope:", 8);
+    eb_u8(p, kind);
+    eb_u64(p, weight);
+    eb_u32(p, thread);
+    if (kind == 2)
+        eb_u32(p, size);
+    eb_u16(p, flags);
+    eb_u16(p, depth);
+    for (uint16_t i = 0; i < depth; i++)
+        eb_u64(p, frames[i]);
 }
 
-static void eb_sample(elbuild *b, uint16_t type, uint64_t ts, uint64_t weight,
-                      uint32_t thread, int has_size, uint32_t size,
-                      uint16_t flags, uint16_t depth, const uint64_t *frames)
+static void eb_sample(elbuild *b, uint8_t kind, uint64_t ts, uint64_t weight,
+                      uint32_t thread, uint32_t size, uint16_t flags,
+                      uint16_t depth, const uint64_t *frames)
 {
     elbuild p;
     eb_init(&p);
-    eb_u64(&p, weight);
-    eb_u32(&p, thread);
-    if (has_size)
-        eb_u32(&p, size);
-    eb_u16(&p, flags);
-    eb_u16(&p, depth);
-    for (uint16_t i = 0; i < depth; i++)
-        eb_u64(&p, frames[i]);
-    eb_var_event(b, type, ts, p.buf, p.len);
+    eb_sample_payload(&p, kind, weight, thread, size, flags, depth, frames);
+    eb_var_event(b, 181, ts, p.buf, p.len);
     eb_free(&p);
 }
 
@@ -167,14 +153,14 @@ void eb_time_sample(elbuild *b, uint64_t ts, uint64_t weight_ns,
                     uint32_t thread, uint16_t flags, uint16_t depth,
                     const uint64_t *frames)
 {
-    eb_sample(b, 240, ts, weight_ns, thread, 0, 0, flags, depth, frames);
+    eb_sample(b, 1, ts, weight_ns, thread, 0, flags, depth, frames);
 }
 
 void eb_alloc_sample(elbuild *b, uint64_t ts, uint64_t weight_bytes,
                      uint32_t thread, uint32_t size, uint16_t flags,
                      uint16_t depth, const uint64_t *frames)
 {
-    eb_sample(b, 241, ts, weight_bytes, thread, 1, size, flags, depth, frames);
+    eb_sample(b, 2, ts, weight_bytes, thread, size, flags, depth, frames);
 }
 
 void eb_ipe(elbuild *b, uint64_t ts, uint64_t info, const char *const s[6])

@@ -36,25 +36,20 @@ void eb_block_begin(elbuild *b, uint16_t cap, uint64_t ts);
 void eb_block_end(elbuild *b, uint64_t end_ts);
 void eb_data_end(elbuild *b);
 
-/* A type declaration with a description of its own. */
-typedef struct eb_decl {
-    uint16_t num, size;
-    const char *desc;
-} eb_decl;
-/* rtscope's sample types as its RTS declares them: 240 "Time sample" and
- * 241 "Allocation sample", variable size. */
-extern const eb_decl eb_sample_decls[2];
-/* Header with the standard types, then `n` declarations with their own
- * descriptions. */
-void eb_header_std_decl(elbuild *b, size_t n, const eb_decl *extra);
-/* rtscope's sample events (variable size; `depth` frames, innermost
- * first). */
+/* rtscope's samples as its RTS posts them: user binary messages (181)
+ * whose payload is "rtscope:", the kind (1 time, 2 allocation), then the
+ * fields; `depth` frames, innermost first. */
 void eb_time_sample(elbuild *b, uint64_t ts, uint64_t weight_ns,
                     uint32_t thread, uint16_t flags, uint16_t depth,
                     const uint64_t *frames);
 void eb_alloc_sample(elbuild *b, uint64_t ts, uint64_t weight_bytes,
                      uint32_t thread, uint32_t size, uint16_t flags,
                      uint16_t depth, const uint64_t *frames);
+/* Append such a payload to `p` (the size field only for kind 2), to be cut
+ * or changed before it is posted with eb_var_event(b, 181, ...). */
+void eb_sample_payload(elbuild *p, uint8_t kind, uint64_t weight,
+                       uint32_t thread, uint32_t size, uint16_t flags,
+                       uint16_t depth, const uint64_t *frames);
 /* An EVENT_IPE: the address and its six strings (table name, closure type,
  * type, label, module, source span). */
 void eb_ipe(elbuild *b, uint64_t ts, uint64_t info, const char *const s[6]);

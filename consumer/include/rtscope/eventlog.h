@@ -109,19 +109,21 @@ enum el_type {
     EL_TICKY_COUNTER_DEF = 210,          /* GHC 9.2 */
     EL_TICKY_COUNTER_SAMPLE = 211,       /* GHC 9.2 */
     EL_TICKY_COUNTER_BEGIN_SAMPLE = 212, /* GHC 9.2 */
-    /* rtscope's sampled call stacks (issue #44): only when the header
-     * declares them so (el_typetab_is_sample; Note [rtscope's sample
-     * events] in typetab.c), else unknown events like any other */
-    EL_TIME_SAMPLE = 240,
-    EL_ALLOC_SAMPLE = 241,
 };
 
-/* The header descriptions that make types 240 and 241 rtscope's samples
- * (both declared variable-size). */
-#define EL_TIME_SAMPLE_DESC "Time sample"
-#define EL_ALLOC_SAMPLE_DESC "Allocation sample"
+/* rtscope's sampled call stacks (issue #44) are user binary messages
+ * (EL_USER_BINARY_MSG) whose payload starts with EL_SAMPLE_PREFIX and a
+ * kind byte (Note [rtscope's samples] in event.c); the decoder sets
+ * u.binary.sample to the kind, EL_SAMPLE_NONE for any other message. */
+#define EL_SAMPLE_PREFIX "rtscope:" /* 8 bytes, no NUL */
+#define EL_SAMPLE_PREFIX_LEN 8u
+typedef enum el_sample_kind {
+    EL_SAMPLE_NONE = 0,  /* an ordinary binary message */
+    EL_TIME_SAMPLE = 1,  /* weight in nanoseconds */
+    EL_ALLOC_SAMPLE = 2, /* weight in bytes */
+} el_sample_kind;
 
-/* A sample's flags (u.stack_sample.flags). */
+/* A sample's flags (u.binary.stack.flags). */
 #define EL_SAMPLE_LATE 0x1u      /* taken after its sample point had passed */
 #define EL_SAMPLE_TRUNCATED 0x2u /* the stack was deeper than the limit */
 
@@ -338,7 +340,20 @@ typedef struct el_event {
             el_str table_name, closure_desc, ty_desc, label, module, srcloc;
         } ipe; /* 169 */
         struct {
-            el_str data;
+            el_str data; /* the whole payload */
+            /* el_sample_kind: EL_TIME_SAMPLE or EL_ALLOC_SAMPLE when the
+             * message is one of rtscope's samples, its fields in `stack`
+             * (see el_sample_kind_of); else EL_SAMPLE_NONE */
+            uint8_t sample;
+            struct {
+                uint64_t weight; /* time: nanoseconds; alloc: bytes */
+                uint32_t thread;
+                uint32_t size;  /* alloc: the sampled allocation's bytes,
+                                   0 when unknown; time: 0 */
+                uint16_t flags; /* EL_SAMPLE_LATE, EL_SAMPLE_TRUNCATED */
+                uint16_t depth;
+                const uint8_t *frames; /* read with el_sample_frame() */
+            } stack;
         } binary; /* 181 */
         struct {
             uint32_t marked;
@@ -357,15 +372,6 @@ typedef struct el_event {
         struct {
             uint64_t id, entries, allocs, allocd;
         } ticky_sample; /* 211 */
-        struct {
-            uint64_t weight; /* 240: nanoseconds; 241: bytes */
-            uint32_t thread;
-            uint32_t size;  /* 241: the sampled allocation's bytes, 0 when
-                               unknown; 240: 0 */
-            uint16_t flags; /* EL_SAMPLE_LATE, EL_SAMPLE_TRUNCATED */
-            uint16_t depth;
-            const uint8_t *frames; /* read with el_sample_frame() */
-        } stack_sample;            /* 240, 241 (el_event_decode_in) */
     } u;
     /* Number of payload bytes the decoder understood; the rest is
      * trailing data from a newer writer. */
@@ -388,10 +394,6 @@ const char *el_typetab_desc(const el_typetab *tab, uint16_t num);
 /* Number of declared types; el_typetab_nth iterates them in order. */
 unsigned el_typetab_count(const el_typetab *tab);
 uint16_t el_typetab_nth(const el_typetab *tab, unsigned i);
-/* 1 if `num` is one of rtscope's sample events in this table: type
- * EL_TIME_SAMPLE or EL_ALLOC_SAMPLE, declared variable-size with the
- * description EL_TIME_SAMPLE_DESC or EL_ALLOC_SAMPLE_DESC; else 0. */
-int el_typetab_is_sample(const el_typetab *tab, uint16_t num);
 /* Declare a type (used by the decoder and by tests). */
 el_status el_typetab_declare(el_typetab *tab, uint16_t num, uint16_t size,
                              const char *desc, size_t desc_len);
@@ -451,16 +453,14 @@ el_status el_decoder_feed(el_decoder *dec, const uint8_t *buf, size_t len,
 /* Fill ev->u from ev->payload. Returns EL_OK, or EL_ERR_FORMAT with a
  * message in *err when the payload is too short for the type's layout. */
 el_status el_event_decode(el_event *ev, el_error *err);
-/* el_event_decode for an event of the stream whose header is `types`
- * (NULL: as el_event_decode): also decodes the types whose meaning only
- * their declaration gives, rtscope's sample events (el_typetab_is_sample).
- * The reader decodes what it gives a sink so. */
-el_status el_event_decode_in(el_event *ev, const el_typetab *types,
-                             el_error *err);
 
-/* The frames of a decoded sample event (EL_TIME_SAMPLE, EL_ALLOC_SAMPLE):
- * the i-th info-table address (0 is the innermost; i < depth), in the form
- * of EL_IPE's info field. 0 for other events or i out of range. */
+/* The kind of rtscope sample a decoded event is: EL_TIME_SAMPLE or
+ * EL_ALLOC_SAMPLE for an EL_USER_BINARY_MSG that carries one (its fields
+ * in u.binary.stack), else EL_SAMPLE_NONE. */
+el_sample_kind el_sample_kind_of(const el_event *ev);
+/* The frames of a decoded sample (el_sample_kind_of): the i-th info-table
+ * address (0 is the innermost; i < depth), in the form of EL_IPE's info
+ * field. 0 for other events or i out of range. */
 uint64_t el_sample_frame(const el_event *ev, unsigned i);
 
 /* Cost-centre stacks of a decoded EL_HEAP_PROF_SAMPLE_COST_CENTRE or

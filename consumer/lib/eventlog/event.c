@@ -10,7 +10,6 @@
 
 #include "bytes.h"
 #include "event_impl.h"
-#include "typetab_impl.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +18,8 @@ typedef struct payload_reader {
     const uint8_t *p;
     uint32_t len, pos;
     const char *missing; /* first field that was not there */
+    const char *what;    /* what the payload holds, when its type does not
+                            say (a binary message's rtscope sample), or NULL */
 } payload_reader;
 
 static int reader_need(payload_reader *r, uint32_t n, const char *field)
@@ -169,9 +170,66 @@ static void decode_msg(el_event *ev, payload_reader *r)
     ev->u.msg.text = reader_rest(r);
 }
 
+/* Note [rtscope's samples]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~
+ * rtscope's RTS posts sampled call stacks (issue #44) as GHC's user binary
+ * messages (EL_USER_BINARY_MSG, declared in every header GHC writes), not
+ * as event types of their own, which upstream may give to events of its
+ * own one day (DESIGN.md, "Eventlog"). The payload of a sample:
+ *
+ *   "rtscope:" (8 bytes, no NUL), a kind byte: 1 time, 2 allocation;
+ *   time:  u64 weight (ns), u32 thread, u16 flags, u16 depth;
+ *   alloc: u64 weight (bytes), u32 thread, u32 size, u16 flags, u16 depth;
+ *   then depth x u64 frames (info-table addresses, innermost first),
+ *
+ * big-endian; bytes after the frames are a newer writer's, skipped. A
+ * message without the prefix, or with another kind byte, is an ordinary
+ * binary message (ghc-stack-profiler's, say), as before. Once the prefix
+ * and kind say "sample", a field or frame the payload lacks is corrupt
+ * data, as a short payload of any type is; a depth beyond the payload is
+ * a missing field, never a read past it. docs/reference.md has the format.
+ */
+static el_sample_kind payload_sample_kind(const uint8_t *p, uint32_t len)
+{
+    if (len <= EL_SAMPLE_PREFIX_LEN ||
+        memcmp(p, EL_SAMPLE_PREFIX, EL_SAMPLE_PREFIX_LEN) != 0)
+        return EL_SAMPLE_NONE;
+    uint8_t kind = p[EL_SAMPLE_PREFIX_LEN];
+    return kind == EL_TIME_SAMPLE || kind == EL_ALLOC_SAMPLE
+               ? (el_sample_kind)kind
+               : EL_SAMPLE_NONE;
+}
+
+/* `depth` info-table addresses of a sample, read later with
+ * el_sample_frame(). */
+static const uint8_t *reader_frames(payload_reader *r, uint16_t depth)
+{
+    if (!reader_need(r, 8u * depth, "frames"))
+        return NULL;
+    const uint8_t *frames = r->p + r->pos;
+    r->pos += 8u * depth;
+    return frames;
+}
+
 static void decode_binary(el_event *ev, payload_reader *r)
 {
-    ev->u.binary.data = reader_rest(r);
+    el_sample_kind kind = payload_sample_kind(r->p, r->len);
+    ev->u.binary.sample = (uint8_t)kind;
+    if (kind == EL_SAMPLE_NONE) {
+        ev->u.binary.data = reader_rest(r);
+        return;
+    }
+    ev->u.binary.data.ptr = (const char *)r->p;
+    ev->u.binary.data.len = r->len;
+    r->what = kind == EL_TIME_SAMPLE ? "time sample" : "allocation sample";
+    r->pos = EL_SAMPLE_PREFIX_LEN + 1;
+    ev->u.binary.stack.weight = reader_u64(r, "weight");
+    ev->u.binary.stack.thread = reader_u32(r, "thread");
+    ev->u.binary.stack.size =
+        kind == EL_ALLOC_SAMPLE ? reader_u32(r, "size") : 0;
+    ev->u.binary.stack.flags = reader_u16(r, "flags");
+    ev->u.binary.stack.depth = reader_u16(r, "stack depth");
+    ev->u.binary.stack.frames = reader_frames(r, ev->u.binary.stack.depth);
 }
 
 static void decode_block(el_event *ev, payload_reader *r)
@@ -433,39 +491,6 @@ static void decode_ticky_sample(el_event *ev, payload_reader *r)
     ev->u.ticky_sample.allocd = reader_u64(r, "allocd");
 }
 
-/* `depth` info-table addresses of a sample, read later with
- * el_sample_frame(): a depth beyond the payload is a missing field, never
- * a read past it. */
-static const uint8_t *reader_frames(payload_reader *r, uint16_t depth)
-{
-    if (!reader_need(r, 8u * depth, "frames"))
-        return NULL;
-    const uint8_t *frames = r->p + r->pos;
-    r->pos += 8u * depth;
-    return frames;
-}
-
-/* rtscope's samples (Note [rtscope's sample events] in typetab.c). */
-static void decode_time_sample(el_event *ev, payload_reader *r)
-{
-    ev->u.stack_sample.weight = reader_u64(r, "weight");
-    ev->u.stack_sample.thread = reader_u32(r, "thread");
-    ev->u.stack_sample.size = 0;
-    ev->u.stack_sample.flags = reader_u16(r, "flags");
-    ev->u.stack_sample.depth = reader_u16(r, "stack depth");
-    ev->u.stack_sample.frames = reader_frames(r, ev->u.stack_sample.depth);
-}
-
-static void decode_alloc_sample(el_event *ev, payload_reader *r)
-{
-    ev->u.stack_sample.weight = reader_u64(r, "weight");
-    ev->u.stack_sample.thread = reader_u32(r, "thread");
-    ev->u.stack_sample.size = reader_u32(r, "size");
-    ev->u.stack_sample.flags = reader_u16(r, "flags");
-    ev->u.stack_sample.depth = reader_u16(r, "stack depth");
-    ev->u.stack_sample.frames = reader_frames(r, ev->u.stack_sample.depth);
-}
-
 /* Note [Checking a payload without decoding it]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
  * The reader must know whether a wanted event's payload decodes at the
@@ -485,12 +510,13 @@ static void decode_alloc_sample(el_event *ev, payload_reader *r)
  *                    which is how the RTS writes it, says so at once);
  *   PAYLOAD_STACK    min_len bytes of fixed fields, the last a stack depth,
  *                    then 4 bytes a frame;
- *   PAYLOAD_FRAMES   min_len bytes of fixed fields, the last two a u16
- *                    stack depth, then 8 bytes a frame (rtscope's samples);
  *   PAYLOAD_DECODE   anything else (strings with fields after them,
- *                    optional strings): decoded to tell. These types are
+ *                    optional strings, a binary message that may be an
+ *                    rtscope sample): decoded to tell. These types are
  *                    rare in a log (IPE's strings are counted, not
- *                    decoded: PAYLOAD_STRINGS).
+ *                    decoded: PAYLOAD_STRINGS), or cheap to decode (a
+ *                    binary message: a prefix compared, a sample's fixed
+ *                    fields read).
  *
  * The table and el_event_decode() are two descriptions of one layout; the
  * unit test test_payload_check_matches_decode holds them together on every
@@ -501,7 +527,6 @@ enum payload_shape {
     PAYLOAD_OPT_U64,
     PAYLOAD_STRINGS,
     PAYLOAD_STACK,
-    PAYLOAD_FRAMES,
     PAYLOAD_DECODE,
 };
 
@@ -606,7 +631,7 @@ static const event_layout layouts[] = {
                                     0},
     [EL_PROF_BEGIN] = {"prof-begin", decode_prof_begin, 8, PAYLOAD_FIXED, 0},
     [EL_IPE] = {"ipe", decode_ipe, 14, PAYLOAD_STRINGS, 6},
-    [EL_USER_BINARY_MSG] = {"user-binary-msg", decode_binary, 0, PAYLOAD_FIXED,
+    [EL_USER_BINARY_MSG] = {"user-binary-msg", decode_binary, 0, PAYLOAD_DECODE,
                             0},
     [EL_CONC_MARK_BEGIN] = {"conc-mark-begin", decode_none, 0, PAYLOAD_FIXED,
                             0},
@@ -633,60 +658,46 @@ static const event_layout layouts[] = {
 
 #define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
 
-/* The types a header's declaration makes rtscope's (el_typetab_is_sample),
- * from EL_TIME_SAMPLE on. */
-static const event_layout sample_layouts[] = {
-    {"time-sample", decode_time_sample, 16, PAYLOAD_FRAMES, 0},
-    {"alloc-sample", decode_alloc_sample, 20, PAYLOAD_FRAMES, 0},
-};
-
 static const event_layout *layout_of(uint16_t type)
 {
     return type < NLAYOUTS && layouts[type].decode ? &layouts[type] : NULL;
 }
 
-/* The layout of `type` in a stream whose header is `types` (or NULL). */
-static const event_layout *layout_in(uint16_t type, const el_typetab *types)
-{
-    if ((type == EL_TIME_SAMPLE || type == EL_ALLOC_SAMPLE) && types &&
-        (types->samples >> (type - EL_TIME_SAMPLE) & 1u))
-        return &sample_layouts[type - EL_TIME_SAMPLE];
-    return layout_of(type);
-}
-
-static el_status decode_fail(const el_event *ev, const event_layout *l,
-                             const char *missing, el_error *err)
+static el_status decode_fail(const el_event *ev, const payload_reader *r,
+                             el_error *err)
 {
     if (err) {
         err->status = EL_ERR_FORMAT;
         err->offset = ev->offset;
-        snprintf(err->msg, sizeof(err->msg),
-                 "corrupt data: %s event (type %u, %u payload bytes) "
-                 "lacks its %s field",
-                 l->name, ev->type, ev->payload_len, missing);
+        if (r->what)
+            snprintf(err->msg, sizeof(err->msg),
+                     "corrupt data: rtscope %s (%s event, type %u, %u "
+                     "payload bytes) lacks its %s field",
+                     r->what, el_type_name(ev->type), ev->type, ev->payload_len,
+                     r->missing);
+        else
+            snprintf(err->msg, sizeof(err->msg),
+                     "corrupt data: %s event (type %u, %u payload bytes) "
+                     "lacks its %s field",
+                     el_type_name(ev->type), ev->type, ev->payload_len,
+                     r->missing);
     }
     return EL_ERR_FORMAT;
 }
 
 el_status el_event_decode(el_event *ev, el_error *err)
 {
-    return el_event_decode_in(ev, NULL, err);
-}
-
-el_status el_event_decode_in(el_event *ev, const el_typetab *types,
-                             el_error *err)
-{
-    const event_layout *l = layout_in(ev->type, types);
+    const event_layout *l = layout_of(ev->type);
     if (!l) {
         ev->known = 0;
         ev->decoded_len = 0;
         return EL_OK;
     }
-    payload_reader r = {ev->payload, ev->payload_len, 0, NULL};
+    payload_reader r = {ev->payload, ev->payload_len, 0, NULL, NULL};
     ev->known = 1;
     l->decode(ev, &r);
     if (r.missing)
-        return decode_fail(ev, l, r.missing, err);
+        return decode_fail(ev, &r, err);
     ev->decoded_len = r.pos;
     return EL_OK;
 }
@@ -707,9 +718,9 @@ static int payload_has_strings(const uint8_t *p, uint32_t len, unsigned n)
 }
 
 /* See event_impl.h and Note [Checking a payload without decoding it]. */
-int event_payload_ok(const el_event *ev, const el_typetab *types)
+int event_payload_ok(const el_event *ev)
 {
-    const event_layout *l = layout_in(ev->type, types);
+    const event_layout *l = layout_of(ev->type);
     if (!l)
         return 1;
     uint32_t len = ev->payload_len;
@@ -725,12 +736,9 @@ int event_payload_ok(const el_event *ev, const el_typetab *types)
                                    len - (l->min_len - l->nstr), l->nstr);
     case PAYLOAD_STACK:
         return len - l->min_len >= 4u * ev->payload[l->min_len - 1];
-    case PAYLOAD_FRAMES:
-        return len - l->min_len >=
-               8u * bytes_get_u16(ev->payload + l->min_len - 2);
     default: {
         el_event scratch = *ev;
-        return el_event_decode_in(&scratch, types, NULL) == EL_OK;
+        return el_event_decode(&scratch, NULL) == EL_OK;
     }
     }
 }
@@ -760,10 +768,17 @@ uint32_t el_ccs_id(const el_event *ev, unsigned i)
     return bytes_get_u32(stack + (size_t)4 * i);
 }
 
+el_sample_kind el_sample_kind_of(const el_event *ev)
+{
+    if (ev->type != EL_USER_BINARY_MSG || !ev->known)
+        return EL_SAMPLE_NONE;
+    return (el_sample_kind)ev->u.binary.sample;
+}
+
 uint64_t el_sample_frame(const el_event *ev, unsigned i)
 {
-    if ((ev->type != EL_TIME_SAMPLE && ev->type != EL_ALLOC_SAMPLE) ||
-        !ev->known || i >= ev->u.stack_sample.depth)
+    if (el_sample_kind_of(ev) == EL_SAMPLE_NONE ||
+        i >= ev->u.binary.stack.depth)
         return 0;
-    return bytes_get_u64(ev->u.stack_sample.frames + (size_t)8 * i);
+    return bytes_get_u64(ev->u.binary.stack.frames + (size_t)8 * i);
 }

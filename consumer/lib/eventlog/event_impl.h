@@ -4,9 +4,9 @@
 
 #include "rtscope/eventlog.h"
 
-/* 1 if el_event_decode_in(ev, types) would succeed, told without decoding
- * it for nearly every type (see Note [Checking a payload without decoding
- * it] in event.c); `ev` is left as it is. */
-int event_payload_ok(const el_event *ev, const el_typetab *types);
+/* 1 if el_event_decode(ev) would succeed, told without decoding it for
+ * nearly every type (see Note [Checking a payload without decoding it] in
+ * event.c); `ev` is left as it is. */
+int event_payload_ok(const el_event *ev);
 
 #endif

@@ -44,10 +44,10 @@ int reader_wants(const reader_ctx *rc, const el_event *ev)
 
 el_status reader_check(const reader_ctx *rc, el_event *ev, el_error *err)
 {
-    if (!reader_wants(rc, ev) || event_payload_ok(ev, rc->types))
+    if (!reader_wants(rc, ev) || event_payload_ok(ev))
         return EL_OK;
     /* The decoder says what is missing. */
-    el_status st = el_event_decode_in(ev, rc->types, err);
+    el_status st = el_event_decode(ev, err);
     return st != EL_OK ? st : EL_ERR_FORMAT;
 }
 
@@ -58,7 +58,7 @@ int reader_deliver(void *p, el_event *ev)
         reader_count(rc, ev);
     if (rc->wanted && !rc->wanted[ev->type])
         return 0;
-    if (el_event_decode_in(ev, rc->types, rc->err) != EL_OK) {
+    if (el_event_decode(ev, rc->err) != EL_OK) {
         rc->failed = 1;
         return 1;
     }

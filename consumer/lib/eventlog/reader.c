@@ -227,7 +227,7 @@ static int index_scanned(void *ctx, const el_event *ev, uint32_t len,
                          uint64_t key_before)
 {
     indexer *in = ctx;
-    if (!in->ix->nsegs || !event_payload_ok(ev, in->rc->types))
+    if (!in->ix->nsegs || !event_payload_ok(ev))
         return 1;
     index_add_wanted(in->ix, ev->offset, len, key_before);
     return 0;

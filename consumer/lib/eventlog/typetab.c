@@ -99,41 +99,6 @@ static el_status typetab_grow(el_typetab *tab)
     return EL_OK;
 }
 
-/* Note [rtscope's sample events]
- * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * rtscope's RTS posts sampled call stacks as two event types of its own,
- * 240 (time) and 241 (allocation), above GHC 9.6's last number with a gap
- * (docs/sampling-design.md). Upstream may one day give those numbers to
- * events of its own, so a number alone does not make a sample: the header
- * must declare the type variable-size with rtscope's description ("Time
- * sample", "Allocation sample"). Anything else with those numbers is an
- * unknown event, skipped as any other. The table decides once, when the
- * type is declared; el_event_decode_in() asks it for every event.
- */
-static void typetab_note_sample(el_typetab *tab, uint16_t num, uint16_t size,
-                                const char *desc, size_t desc_len)
-{
-    const char *want = num == EL_TIME_SAMPLE    ? EL_TIME_SAMPLE_DESC
-                       : num == EL_ALLOC_SAMPLE ? EL_ALLOC_SAMPLE_DESC
-                                                : NULL;
-    if (!want)
-        return;
-    uint8_t bit = (uint8_t)(1u << (num - EL_TIME_SAMPLE));
-    /* by length: a description with a NUL inside is not rtscope's */
-    if (size == EL_SIZE_VARIABLE && desc_len == strlen(want) &&
-        memcmp(desc, want, desc_len) == 0)
-        tab->samples |= bit;
-    else
-        tab->samples &= (uint8_t)~bit;
-}
-
-int el_typetab_is_sample(const el_typetab *tab, uint16_t num)
-{
-    if (!tab || (num != EL_TIME_SAMPLE && num != EL_ALLOC_SAMPLE))
-        return 0;
-    return (tab->samples >> (num - EL_TIME_SAMPLE)) & 1u;
-}
-
 el_status el_typetab_declare(el_typetab *tab, uint16_t num, uint16_t size,
                              const char *desc, size_t desc_len)
 {
@@ -167,7 +132,6 @@ el_status el_typetab_declare(el_typetab *tab, uint16_t num, uint16_t size,
     }
     e->size = size;
     e->desc = copy;
-    typetab_note_sample(tab, num, size, copy, desc_len);
     if (num < TYPETAB_DIRECT)
         tab->lo[num] = TYPETAB_DECLARED | size;
     return EL_OK;

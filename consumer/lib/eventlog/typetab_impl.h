@@ -38,9 +38,6 @@ struct el_typetab {
     uint32_t *index; /* entry number + 1, 0 = free; index_cap slots */
     unsigned index_cap;
     size_t desc_total;
-    /* bit (num - EL_TIME_SAMPLE) set: that type is rtscope's sample
-     * event (Note [rtscope's sample events] in typetab.c) */
-    uint8_t samples;
 };
 
 /* Slow path of typetab_lookup_inline: the hash index. */

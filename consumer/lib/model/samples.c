@@ -58,8 +58,7 @@ void samples_free(samples *s)
 void samples_wanted(uint8_t *wanted)
 {
     wanted[EL_IPE] = 1;
-    wanted[EL_TIME_SAMPLE] = 1;
-    wanted[EL_ALLOC_SAMPLE] = 1;
+    wanted[EL_USER_BINARY_MSG] = 1;
 }
 
 static uint64_t samples_hash(samples_kind k, const uint64_t *frames,
@@ -137,11 +136,12 @@ static void samples_sum_add(samples_sum *to, const samples_sum *x)
     to->unsized += x->unsized;
 }
 
-/* One sample event. */
-static int samples_take_sample(samples *s, const el_event *ev)
+/* One sample: a binary message of that kind (el_sample_kind_of). */
+static int samples_take_sample(samples *s, const el_event *ev,
+                               el_sample_kind kind)
 {
-    samples_kind k = ev->type == EL_TIME_SAMPLE ? SAMPLES_TIME : SAMPLES_ALLOC;
-    uint32_t depth = ev->u.stack_sample.depth;
+    samples_kind k = kind == EL_TIME_SAMPLE ? SAMPLES_TIME : SAMPLES_ALLOC;
+    uint32_t depth = ev->u.binary.stack.depth;
     uint64_t stackbuf[64] = {0}, *frames = stackbuf;
     if (depth > 64 && !(frames = malloc((size_t)depth * 8)))
         return -1;
@@ -152,11 +152,11 @@ static int samples_take_sample(samples *s, const el_event *ev)
         free(frames);
     if (!st)
         return -1;
-    samples_sum x = {.count = 1, .weight = ev->u.stack_sample.weight};
-    x.late = (ev->u.stack_sample.flags & EL_SAMPLE_LATE) != 0;
-    x.truncated = (ev->u.stack_sample.flags & EL_SAMPLE_TRUNCATED) != 0;
+    samples_sum x = {.count = 1, .weight = ev->u.binary.stack.weight};
+    x.late = (ev->u.binary.stack.flags & EL_SAMPLE_LATE) != 0;
+    x.truncated = (ev->u.binary.stack.flags & EL_SAMPLE_TRUNCATED) != 0;
     if (k == SAMPLES_ALLOC) {
-        uint32_t size = ev->u.stack_sample.size;
+        uint32_t size = ev->u.binary.stack.size;
         if (size)
             x.objects = (double)x.weight / (double)size;
         else
@@ -180,10 +180,12 @@ int samples_take(samples *s, const el_event *ev)
     case EL_IPE:
         rc = ipe_table_put(s->ipe, ev);
         break;
-    case EL_TIME_SAMPLE:
-    case EL_ALLOC_SAMPLE:
-        rc = samples_take_sample(s, ev);
+    case EL_USER_BINARY_MSG: {
+        el_sample_kind kind = el_sample_kind_of(ev);
+        if (kind != EL_SAMPLE_NONE) /* else another tool's message */
+            rc = samples_take_sample(s, ev, kind);
         break;
+    }
     default:
         break;
     }

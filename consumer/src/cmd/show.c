@@ -314,8 +314,33 @@ static void show_ipe(FILE *f, const el_event *ev)
     cli_put_str(f, ev->u.ipe.srcloc);
 }
 
+/* One of rtscope's samples (a binary message: el_sample_kind_of). */
+static void show_stack_sample(FILE *f, const el_event *ev, el_sample_kind k)
+{
+    if (k == EL_TIME_SAMPLE)
+        fprintf(f, "time sample: thread %" PRIu32 ", %.1f ms",
+                ev->u.binary.stack.thread,
+                (double)ev->u.binary.stack.weight / 1e6);
+    else
+        fprintf(f, "allocation sample: thread %" PRIu32 ", %" PRIu64 " bytes",
+                ev->u.binary.stack.thread, ev->u.binary.stack.weight);
+    if (k == EL_ALLOC_SAMPLE && ev->u.binary.stack.size)
+        fprintf(f, ", objects of %" PRIu32 " bytes", ev->u.binary.stack.size);
+    fprintf(f, ", %u frame%s", ev->u.binary.stack.depth,
+            ev->u.binary.stack.depth == 1 ? "" : "s");
+    if (ev->u.binary.stack.flags & EL_SAMPLE_LATE)
+        fputs(", late", f);
+    if (ev->u.binary.stack.flags & EL_SAMPLE_TRUNCATED)
+        fputs(", truncated", f);
+}
+
 static void show_binary(FILE *f, const el_event *ev)
 {
+    el_sample_kind k = el_sample_kind_of(ev);
+    if (k != EL_SAMPLE_NONE) {
+        show_stack_sample(f, ev, k);
+        return;
+    }
     fprintf(f, "binary message of %zu bytes:", ev->u.binary.data.len);
     for (size_t i = 0; i < ev->u.binary.data.len && i < 64; i++)
         fprintf(f, " %02x", (unsigned char)ev->u.binary.data.ptr[i]);

@@ -226,8 +226,7 @@ static int stats_sink(void *ctx, const el_event *ev, const el_typetab *types)
         if (samples_take(s->sm, ev) != 0)
             s->nomem = 1;
         break;
-    case EL_TIME_SAMPLE:
-    case EL_ALLOC_SAMPLE:
+    case EL_USER_BINARY_MSG: /* rtscope's samples; others are ignored */
         if (samples_take(s->sm, ev) != 0)
             s->nomem = 1;
         break;
@@ -480,8 +479,7 @@ static int stats_run(int argc, char **argv)
                                                EL_IPE,
                                                EL_RTS_IDENTIFIER,
                                                EL_PROGRAM_ARGS,
-                                               EL_TIME_SAMPLE,
-                                               EL_ALLOC_SAMPLE};
+                                               EL_USER_BINARY_MSG};
         stats_state s;
         memset(&s, 0, sizeof(s));
         s.wanted = calloc(65536, 1);

@@ -37,7 +37,9 @@ static void take_ipe(samples *s, uint64_t info, const char *table,
     ck_assert_int_eq(samples_take(s, &ev), 0);
 }
 
-static void take_sample(samples *s, uint16_t type, uint64_t weight,
+/* A sample as the decoder gives it: a user binary message of that kind
+ * (EL_TIME_SAMPLE, EL_ALLOC_SAMPLE; EL_SAMPLE_NONE: another tool's). */
+static void take_sample(samples *s, el_sample_kind kind, uint64_t weight,
                         uint32_t size, uint16_t flags, uint16_t depth,
                         const uint64_t *frames)
 {
@@ -48,15 +50,16 @@ static void take_sample(samples *s, uint16_t type, uint64_t weight,
             be[8 * i + k] = (uint8_t)(frames[i] >> (56 - 8 * k));
     el_event ev;
     memset(&ev, 0, sizeof(ev));
-    ev.type = type;
+    ev.type = EL_USER_BINARY_MSG;
     ev.known = 1;
     ev.ts = 1000;
-    ev.u.stack_sample.weight = weight;
-    ev.u.stack_sample.thread = 1;
-    ev.u.stack_sample.size = size;
-    ev.u.stack_sample.flags = flags;
-    ev.u.stack_sample.depth = depth;
-    ev.u.stack_sample.frames = be;
+    ev.u.binary.sample = (uint8_t)kind;
+    ev.u.binary.stack.weight = weight;
+    ev.u.binary.stack.thread = 1;
+    ev.u.binary.stack.size = size;
+    ev.u.binary.stack.flags = flags;
+    ev.u.binary.stack.depth = depth;
+    ev.u.binary.stack.frames = be;
     ck_assert_int_eq(samples_take(s, &ev), 0);
 }
 
@@ -92,6 +95,8 @@ static samples *run(void)
     for (int i = 0; i < 3; i++)
         take_sample(s, EL_TIME_SAMPLE, 10000000, 0, 0, 2, work);
     take_sample(s, EL_TIME_SAMPLE, 10000000, 0, 0, 0, NULL);
+    /* another tool's binary message: not a sample */
+    take_sample(s, EL_SAMPLE_NONE, 5000, 0, 0, 2, work);
     ck_assert_int_eq(samples_finish(s), 0);
     return s;
 }

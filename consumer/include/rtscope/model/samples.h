@@ -1,6 +1,7 @@
-/* Sampled call stacks: the model of rtscope's EL_TIME_SAMPLE and
- * EL_ALLOC_SAMPLE events (issue #44, docs/sampling-design.md) behind
- * rtscope pprof and rtscope stats.
+/* Sampled call stacks: the model of rtscope's time and allocation samples
+ * (EL_TIME_SAMPLE, EL_ALLOC_SAMPLE: user binary messages, see
+ * el_sample_kind_of; issue #44, docs/sampling-design.md) behind rtscope
+ * pprof and rtscope stats.
  *
  * While events stream past, identical stacks (of one kind, frame for frame)
  * add up: weight, samples, late and truncated samples, and for allocation
@@ -75,11 +76,11 @@ samples *samples_new(void);
 void samples_free(samples *s);
 
 /* Mark in wanted[65536] the event types samples_take() reads (EL_IPE and
- * the two sample types). */
+ * EL_USER_BINARY_MSG, which carries the samples). */
 void samples_wanted(uint8_t *wanted);
-/* Take a decoded event: EL_IPE, EL_TIME_SAMPLE, EL_ALLOC_SAMPLE (known,
- * as el_event_decode_in gives them); others are ignored. Returns 0, or -1
- * when out of memory. */
+/* Take a decoded event: EL_IPE, or a user binary message that is a sample
+ * (el_sample_kind_of); others, other binary messages among them, are
+ * ignored. Returns 0, or -1 when out of memory. */
 int samples_take(samples *s, const el_event *ev);
 /* el_sink_fn: samples_take. Nonzero when out of memory. */
 int samples_sink(void *ctx, const el_event *ev, const el_typetab *types);
