@@ -25,10 +25,16 @@ static int fuzz_sink(void *ctx, el_event *ev)
         /* touch every byte the decoder claims to have understood */
         for (uint32_t i = 0; i < ev->decoded_len; i++)
             *sum += ev->payload[i];
-        /* and every frame of an rtscope sample */
-        if (el_sample_kind_of(ev) != EL_SAMPLE_NONE)
-            for (unsigned i = 0; i < ev->u.binary.stack.depth; i++)
-                *sum += el_sample_frame(ev, i);
+        /* and every frame of an rtscope sample, all of them */
+        if (el_sample_kind_of(ev) != EL_SAMPLE_NONE) {
+            static uint64_t frames[EL_SAMPLE_MAX_DEPTH];
+            size_t n = el_sample_frames(ev, frames, EL_SAMPLE_MAX_DEPTH);
+            if (n != ev->u.binary.stack.depth ||
+                ev->decoded_len != ev->payload_len)
+                abort();
+            for (size_t i = 0; i < n; i++)
+                *sum += frames[i];
+        }
     }
     return 0;
 }

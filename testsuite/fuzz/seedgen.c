@@ -88,15 +88,19 @@ int main(int argc, char **argv)
     seed_write(argv[1], "caps-samples-chunked", &b, 40);
     eb_free(&p);
     eb_free(&b);
-    /* 3: rtscope's sampled call stacks (user binary messages that start
-     * "rtscope:" and a kind), an IPE entry for one frame, a late and a
-     * truncated sample, among binary messages that are not samples (none
-     * of the prefix, an unknown kind, the prefix alone); and the same with
-     * a sample whose depth promises more frames than it holds */
+    /* 3: rtscope's sampled call stacks (user binary messages of ASCII
+     * text that start "rtscope:st " or "rtscope:sa "), an IPE entry for
+     * one frame, a late and a truncated sample, uppercase hexadecimal,
+     * among binary messages that are not samples (another tool's, a later
+     * format's prefix, the prefix cut short); and the same with a corrupt
+     * sample after them (a frame of 17 digits) */
     static const uint64_t frames[] = {0x401000, 0x402000, 0x403000};
     static const char *const ipe[6] = {"Main_go_info", "14", "main:Main",
                                        "go", "Main", "Main.hs:3:1-20"};
     static const uint8_t other[] = {0xff, 0xca, 0, 0, 0, 1, 0, 0, 0, 0};
+    static const char upper[] = "rtscope:sa 131072 4 40 0 401000 40D5B8";
+    static const char later[] = "rtscope:st2 1 2 3";
+    static const char bad[] = "rtscope:st 1000 4 0 401000 12345678901234567";
     for (int h = 0; h < 2; h++) {
         eb_init(&b);
         eb_header_std(&b, 0, NULL);
@@ -105,19 +109,16 @@ int main(int argc, char **argv)
         eb_time_sample(&b, 3, 10000000, 1, 0, 3, frames);
         eb_var_event(&b, 181, 3, other, sizeof(other));
         eb_alloc_sample(&b, 4, 524288, 1, 48, 0, 2, frames);
-        eb_var_event(&b, 181, 4, "rtscope:\007abcdefgh", 17);
-        eb_var_event(&b, 181, 4, "rtscope:", 8);
+        eb_var_event(&b, 181, 4, later, sizeof(later) - 1);
+        eb_var_event(&b, 181, 4, "rtscope:s", 9);
+        eb_var_event(&b, 181, 4, upper, sizeof(upper) - 1);
         eb_alloc_sample(&b, 5, 524288, 2, 0, 1, 1, frames);
         eb_time_sample(&b, 6, 10000000, 1, 2, 0, NULL);
-        if (h == 1) {
-            eb_init(&p);
-            eb_sample_payload(&p, 2, 524288, 1, 16, 0, 3, frames);
-            eb_var_event(&b, 181, 6, p.buf, p.len - 8); /* a frame short */
-            eb_free(&p);
-        }
+        if (h == 1)
+            eb_var_event(&b, 181, 6, bad, sizeof(bad) - 1);
         eb_block_end(&b, 7);
         eb_data_end(&b);
-        seed_write(argv[1], h == 0 ? "stack-samples" : "stack-samples-short",
+        seed_write(argv[1], h == 0 ? "stack-samples" : "stack-samples-bad",
                    &b, 7);
         eb_free(&b);
     }

@@ -1,5 +1,7 @@
 #include "elbuild.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,16 +128,21 @@ void eb_sample_payload(elbuild *p, uint8_t kind, uint64_t weight,
                        uint32_t thread, uint32_t size, uint16_t flags,
                        uint16_t depth, const uint64_t *frames)
 {
-    eb_bytes(p, "rtscope:", 8);
-    eb_u8(p, kind);
-    eb_u64(p, weight);
-    eb_u32(p, thread);
-    if (kind == 2)
-        eb_u32(p, size);
-    eb_u16(p, flags);
-    eb_u16(p, depth);
-    for (uint16_t i = 0; i < depth; i++)
-        eb_u64(p, frames[i]);
+    char num[48];
+    eb_bytes(p, kind == 2 ? "rtscope:sa" : "rtscope:st", 10);
+    int n = snprintf(num, sizeof(num), " %" PRIu64 " %" PRIu32, weight,
+                     thread);
+    eb_bytes(p, num, (size_t)n);
+    if (kind == 2) {
+        n = snprintf(num, sizeof(num), " %" PRIu32, size);
+        eb_bytes(p, num, (size_t)n);
+    }
+    n = snprintf(num, sizeof(num), " %u", (unsigned)flags);
+    eb_bytes(p, num, (size_t)n);
+    for (uint16_t i = 0; i < depth; i++) {
+        n = snprintf(num, sizeof(num), " %" PRIx64, frames[i]);
+        eb_bytes(p, num, (size_t)n);
+    }
 }
 
 static void eb_sample(elbuild *b, uint8_t kind, uint64_t ts, uint64_t weight,

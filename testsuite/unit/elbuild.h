@@ -37,16 +37,18 @@ void eb_block_end(elbuild *b, uint64_t end_ts);
 void eb_data_end(elbuild *b);
 
 /* rtscope's samples as its RTS posts them: user binary messages (181)
- * whose payload is "rtscope:", the kind (1 time, 2 allocation), then the
- * fields; `depth` frames, innermost first. */
+ * whose payload is ASCII text, "rtscope:st NS THREAD FLAGS FRAME..." or
+ * "rtscope:sa BYTES THREAD SIZE FLAGS FRAME..." (decimal, frames in
+ * lowercase hexadecimal); `depth` frames, innermost first. */
 void eb_time_sample(elbuild *b, uint64_t ts, uint64_t weight_ns,
                     uint32_t thread, uint16_t flags, uint16_t depth,
                     const uint64_t *frames);
 void eb_alloc_sample(elbuild *b, uint64_t ts, uint64_t weight_bytes,
                      uint32_t thread, uint32_t size, uint16_t flags,
                      uint16_t depth, const uint64_t *frames);
-/* Append such a payload to `p` (the size field only for kind 2), to be cut
- * or changed before it is posted with eb_var_event(b, 181, ...). */
+/* Append such a payload to `p` (kind 1 time, 2 allocation: the size field
+ * only for kind 2), to be cut or changed before it is posted with
+ * eb_var_event(b, 181, ...). */
 void eb_sample_payload(elbuild *p, uint8_t kind, uint64_t weight,
                        uint32_t thread, uint32_t size, uint16_t flags,
                        uint16_t depth, const uint64_t *frames);

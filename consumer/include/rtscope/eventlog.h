@@ -112,11 +112,17 @@ enum el_type {
 };
 
 /* rtscope's sampled call stacks (issue #44) are user binary messages
- * (EL_USER_BINARY_MSG) whose payload starts with EL_SAMPLE_PREFIX and a
- * kind byte (Note [rtscope's samples] in event.c); the decoder sets
- * u.binary.sample to the kind, EL_SAMPLE_NONE for any other message. */
-#define EL_SAMPLE_PREFIX "rtscope:" /* 8 bytes, no NUL */
-#define EL_SAMPLE_PREFIX_LEN 8u
+ * (EL_USER_BINARY_MSG) whose payload is ASCII text that starts with one of
+ * these prefixes, the space included (Note [rtscope's samples] in
+ * event.c); the decoder sets u.binary.sample to the kind, EL_SAMPLE_NONE
+ * for any other message. */
+/* "rtscope:st NS THREAD FLAGS FRAME..." */
+#define EL_TIME_SAMPLE_PREFIX "rtscope:st "
+/* "rtscope:sa BYTES THREAD SIZE FLAGS FRAME..." */
+#define EL_ALLOC_SAMPLE_PREFIX "rtscope:sa "
+#define EL_SAMPLE_PREFIX_LEN 11u
+/* The most frames a sample may have (u.binary.stack.depth). */
+#define EL_SAMPLE_MAX_DEPTH 65535u
 typedef enum el_sample_kind {
     EL_SAMPLE_NONE = 0,  /* an ordinary binary message */
     EL_TIME_SAMPLE = 1,  /* weight in nanoseconds */
@@ -351,8 +357,10 @@ typedef struct el_event {
                 uint32_t size;  /* alloc: the sampled allocation's bytes,
                                    0 when unknown; time: 0 */
                 uint16_t flags; /* EL_SAMPLE_LATE, EL_SAMPLE_TRUNCATED */
-                uint16_t depth;
-                const uint8_t *frames; /* read with el_sample_frame() */
+                uint16_t depth; /* how many frames */
+                /* the frames' text (in `data`, up to its end); read
+                   them with el_sample_frames() */
+                const char *frames;
             } stack;
         } binary; /* 181 */
         struct {
@@ -458,10 +466,11 @@ el_status el_event_decode(el_event *ev, el_error *err);
  * EL_ALLOC_SAMPLE for an EL_USER_BINARY_MSG that carries one (its fields
  * in u.binary.stack), else EL_SAMPLE_NONE. */
 el_sample_kind el_sample_kind_of(const el_event *ev);
-/* The frames of a decoded sample (el_sample_kind_of): the i-th info-table
- * address (0 is the innermost; i < depth), in the form of EL_IPE's info
- * field. 0 for other events or i out of range. */
-uint64_t el_sample_frame(const el_event *ev, unsigned i);
+/* The frames of a decoded sample (el_sample_kind_of), innermost first,
+ * as info-table addresses in the form of EL_IPE's info field: the first
+ * min(depth, max) of them into out[], in one pass over the payload's
+ * text; returns how many it wrote (0 for other events). */
+size_t el_sample_frames(const el_event *ev, uint64_t *out, size_t max);
 
 /* Cost-centre stacks of a decoded EL_HEAP_PROF_SAMPLE_COST_CENTRE or
  * EL_PROF_SAMPLE_COST_CENTRE event, as ids (the ids of

@@ -17,10 +17,22 @@
 typedef struct payload_reader {
     const uint8_t *p;
     uint32_t len, pos;
-    const char *missing; /* first field that was not there */
+    const char *missing; /* first field that was not there (or, `bad` set,
+                            that was not right) */
     const char *what;    /* what the payload holds, when its type does not
                             say (a binary message's rtscope sample), or NULL */
+    uint8_t bad;         /* enum reader_bad: how `missing` went wrong */
+    uint8_t more;        /* a sample's text: its last token ended in a space */
+    uint32_t bad_at;     /* READ_MALFORMED: the payload byte where it starts */
 } payload_reader;
+
+/* How a field went wrong: it was not there, or (a sample's text) it was
+ * there but not right (Note [rtscope's samples]). */
+enum reader_bad {
+    READ_LACKS = 0,
+    READ_MALFORMED, /* not a number of its width, an empty token, ... */
+    READ_TOO_DEEP,  /* more than EL_SAMPLE_MAX_DEPTH frames */
+};
 
 static int reader_need(payload_reader *r, uint32_t n, const char *field)
 {
@@ -175,39 +187,131 @@ static void decode_msg(el_event *ev, payload_reader *r)
  * rtscope's RTS posts sampled call stacks (issue #44) as GHC's user binary
  * messages (EL_USER_BINARY_MSG, declared in every header GHC writes), not
  * as event types of their own, which upstream may give to events of its
- * own one day (DESIGN.md, "Eventlog"). The payload of a sample:
+ * own one day (DESIGN.md, "Eventlog"). The payload of a sample is ASCII
+ * text, fields separated by exactly one space, no NUL, no newline:
  *
- *   "rtscope:" (8 bytes, no NUL), a kind byte: 1 time, 2 allocation;
- *   time:  u64 weight (ns), u32 thread, u16 flags, u16 depth;
- *   alloc: u64 weight (bytes), u32 thread, u32 size, u16 flags, u16 depth;
- *   then depth x u64 frames (info-table addresses, innermost first),
+ *   rtscope:st NS THREAD FLAGS FRAME...          a time sample
+ *   rtscope:sa BYTES THREAD SIZE FLAGS FRAME...  an allocation sample
  *
- * big-endian; bytes after the frames are a newer writer's, skipped. A
- * message without the prefix, or with another kind byte, is an ordinary
- * binary message (ghc-stack-profiler's, say), as before. Once the prefix
- * and kind say "sample", a field or frame the payload lacks is corrupt
- * data, as a short payload of any type is; a depth beyond the payload is
- * a missing field, never a read past it. docs/reference.md has the format.
+ * NS, BYTES (the weight, u64), THREAD (u32), SIZE (u32, 0 when unknown)
+ * and FLAGS (u16) are decimal digits, no sign; every token after FLAGS is
+ * a frame, an info table's address in 1 to 16 hexadecimal digits (either
+ * case, no 0x), innermost first; zero frames is allowed. Text, not binary
+ * numbers, because ghc-events before 0.18 (so eventlog2html) fails on a
+ * binary message that is not UTF-8, and would fail on the whole eventlog.
+ *
+ * A payload is a sample when it starts with "rtscope:st " or "rtscope:sa "
+ * (the space included): anything else ("rtscope:st2 ..." of a later
+ * format, another tool's message, bytes that are not ASCII) is an ordinary
+ * binary message, as before. Once the prefix says "sample", a field the
+ * payload ends before is missing and a token that is not a number of its
+ * width (an empty one from two spaces or a trailing space, a frame of 17
+ * digits, more than EL_SAMPLE_MAX_DEPTH frames) is malformed: corrupt
+ * data, as a short payload of any type is, never a read past the payload.
+ * The decoder reads every token once, so it checks the whole sample and
+ * counts its frames; el_sample_frames() reads them again into numbers for
+ * whoever wants them. docs/reference.md has the format.
  */
 static el_sample_kind payload_sample_kind(const uint8_t *p, uint32_t len)
 {
-    if (len <= EL_SAMPLE_PREFIX_LEN ||
-        memcmp(p, EL_SAMPLE_PREFIX, EL_SAMPLE_PREFIX_LEN) != 0)
+    if (len < EL_SAMPLE_PREFIX_LEN)
         return EL_SAMPLE_NONE;
-    uint8_t kind = p[EL_SAMPLE_PREFIX_LEN];
-    return kind == EL_TIME_SAMPLE || kind == EL_ALLOC_SAMPLE
-               ? (el_sample_kind)kind
-               : EL_SAMPLE_NONE;
+    if (memcmp(p, EL_TIME_SAMPLE_PREFIX, EL_SAMPLE_PREFIX_LEN) == 0)
+        return EL_TIME_SAMPLE;
+    if (memcmp(p, EL_ALLOC_SAMPLE_PREFIX, EL_SAMPLE_PREFIX_LEN) == 0)
+        return EL_ALLOC_SAMPLE;
+    return EL_SAMPLE_NONE;
 }
 
-/* `depth` info-table addresses of a sample, read later with
- * el_sample_frame(). */
-static const uint8_t *reader_frames(payload_reader *r, uint16_t depth)
+static void reader_malformed(payload_reader *r, const char *field, uint32_t at)
 {
-    if (!reader_need(r, 8u * depth, "frames"))
-        return NULL;
-    const uint8_t *frames = r->p + r->pos;
-    r->pos += 8u * depth;
+    if (r->missing)
+        return;
+    r->missing = field;
+    r->bad = READ_MALFORMED;
+    r->bad_at = at;
+}
+
+/* After a sample's token: the payload's end, or the one space after it
+ * (consumed; r->more says a token follows). Anything else is part of the
+ * token, which is then malformed. */
+static void reader_token_end(payload_reader *r, const char *field,
+                             uint32_t start)
+{
+    r->more = 0;
+    if (r->pos == r->len)
+        return;
+    if (r->p[r->pos] != ' ') {
+        reader_malformed(r, field, start);
+        return;
+    }
+    r->pos++;
+    r->more = 1;
+}
+
+/* A sample's decimal field of at most `max`. */
+static uint64_t reader_dec(payload_reader *r, uint64_t max, const char *field)
+{
+    if (r->missing)
+        return 0;
+    uint32_t start = r->pos;
+    if (start == r->len) {
+        r->missing = field;
+        return 0;
+    }
+    uint64_t v = 0;
+    while (r->pos < r->len && r->p[r->pos] >= '0' && r->p[r->pos] <= '9') {
+        unsigned d = (unsigned)(r->p[r->pos] - '0');
+        if (v > (max - d) / 10) {
+            reader_malformed(r, field, start);
+            return 0;
+        }
+        v = v * 10 + d;
+        r->pos++;
+    }
+    if (r->pos == start) {
+        reader_malformed(r, field, start);
+        return 0;
+    }
+    reader_token_end(r, field, start);
+    return v;
+}
+
+/* A hexadecimal digit's value, or -1. */
+static int hex_value(uint8_t c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 0x20; /* 'A'-'F' to 'a'-'f', and nothing else to them */
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+/* A sample's frames: every token left, each 1 to 16 hexadecimal digits.
+ * Returns where their text starts and counts them into *depth. */
+static const char *reader_frames(payload_reader *r, uint16_t *depth)
+{
+    const char *frames = (const char *)r->p + r->pos;
+    uint32_t n = 0;
+    *depth = 0;
+    while (r->more && !r->missing) {
+        uint32_t start = r->pos;
+        while (r->pos < r->len && hex_value(r->p[r->pos]) >= 0)
+            r->pos++;
+        if (r->pos == start || r->pos - start > 16) {
+            reader_malformed(r, "frame", start);
+            return frames;
+        }
+        reader_token_end(r, "frame", start);
+        if (n == EL_SAMPLE_MAX_DEPTH) {
+            r->missing = "frame";
+            r->bad = READ_TOO_DEEP;
+            return frames;
+        }
+        n++;
+    }
+    *depth = (uint16_t)n;
     return frames;
 }
 
@@ -222,14 +326,14 @@ static void decode_binary(el_event *ev, payload_reader *r)
     ev->u.binary.data.ptr = (const char *)r->p;
     ev->u.binary.data.len = r->len;
     r->what = kind == EL_TIME_SAMPLE ? "time sample" : "allocation sample";
-    r->pos = EL_SAMPLE_PREFIX_LEN + 1;
-    ev->u.binary.stack.weight = reader_u64(r, "weight");
-    ev->u.binary.stack.thread = reader_u32(r, "thread");
-    ev->u.binary.stack.size =
-        kind == EL_ALLOC_SAMPLE ? reader_u32(r, "size") : 0;
-    ev->u.binary.stack.flags = reader_u16(r, "flags");
-    ev->u.binary.stack.depth = reader_u16(r, "stack depth");
-    ev->u.binary.stack.frames = reader_frames(r, ev->u.binary.stack.depth);
+    r->pos = EL_SAMPLE_PREFIX_LEN;
+    ev->u.binary.stack.weight = reader_dec(r, UINT64_MAX, "weight");
+    ev->u.binary.stack.thread = (uint32_t)reader_dec(r, UINT32_MAX, "thread");
+    ev->u.binary.stack.size = kind == EL_ALLOC_SAMPLE
+                                  ? (uint32_t)reader_dec(r, UINT32_MAX, "size")
+                                  : 0;
+    ev->u.binary.stack.flags = (uint16_t)reader_dec(r, UINT16_MAX, "flags");
+    ev->u.binary.stack.frames = reader_frames(r, &ev->u.binary.stack.depth);
 }
 
 static void decode_block(el_event *ev, payload_reader *r)
@@ -515,8 +619,8 @@ static void decode_ticky_sample(el_event *ev, payload_reader *r)
  *                    rtscope sample): decoded to tell. These types are
  *                    rare in a log (IPE's strings are counted, not
  *                    decoded: PAYLOAD_STRINGS), or cheap to decode (a
- *                    binary message: a prefix compared, a sample's fixed
- *                    fields read).
+ *                    binary message: a prefix compared, a sample's text
+ *                    read once, every token checked).
  *
  * The table and el_event_decode() are two descriptions of one layout; the
  * unit test test_payload_check_matches_decode holds them together on every
@@ -666,22 +770,32 @@ static const event_layout *layout_of(uint16_t type)
 static el_status decode_fail(const el_event *ev, const payload_reader *r,
                              el_error *err)
 {
-    if (err) {
-        err->status = EL_ERR_FORMAT;
-        err->offset = ev->offset;
-        if (r->what)
-            snprintf(err->msg, sizeof(err->msg),
-                     "corrupt data: rtscope %s (%s event, type %u, %u "
-                     "payload bytes) lacks its %s field",
-                     r->what, el_type_name(ev->type), ev->type, ev->payload_len,
-                     r->missing);
-        else
-            snprintf(err->msg, sizeof(err->msg),
-                     "corrupt data: %s event (type %u, %u payload bytes) "
-                     "lacks its %s field",
-                     el_type_name(ev->type), ev->type, ev->payload_len,
-                     r->missing);
-    }
+    if (!err)
+        return EL_ERR_FORMAT;
+    err->status = EL_ERR_FORMAT;
+    err->offset = ev->offset;
+    const char *type = el_type_name(ev->type);
+    if (!r->what)
+        snprintf(err->msg, sizeof(err->msg),
+                 "corrupt data: %s event (type %u, %u payload bytes) "
+                 "lacks its %s field",
+                 type, ev->type, ev->payload_len, r->missing);
+    else if (r->bad == READ_TOO_DEEP)
+        snprintf(err->msg, sizeof(err->msg),
+                 "corrupt data: rtscope %s (%s event, type %u, %u payload "
+                 "bytes) has more than %u frames",
+                 r->what, type, ev->type, ev->payload_len, EL_SAMPLE_MAX_DEPTH);
+    else if (r->bad == READ_MALFORMED)
+        snprintf(err->msg, sizeof(err->msg),
+                 "corrupt data: rtscope %s (%s event, type %u, %u payload "
+                 "bytes) has a malformed %s%s at payload byte %u",
+                 r->what, type, ev->type, ev->payload_len, r->missing,
+                 strcmp(r->missing, "frame") == 0 ? "" : " field", r->bad_at);
+    else
+        snprintf(err->msg, sizeof(err->msg),
+                 "corrupt data: rtscope %s (%s event, type %u, %u payload "
+                 "bytes) lacks its %s field",
+                 r->what, type, ev->type, ev->payload_len, r->missing);
     return EL_ERR_FORMAT;
 }
 
@@ -693,7 +807,7 @@ el_status el_event_decode(el_event *ev, el_error *err)
         ev->decoded_len = 0;
         return EL_OK;
     }
-    payload_reader r = {ev->payload, ev->payload_len, 0, NULL, NULL};
+    payload_reader r = {ev->payload, ev->payload_len, 0, NULL, NULL, 0, 0, 0};
     ev->known = 1;
     l->decode(ev, &r);
     if (r.missing)
@@ -775,10 +889,25 @@ el_sample_kind el_sample_kind_of(const el_event *ev)
     return (el_sample_kind)ev->u.binary.sample;
 }
 
-uint64_t el_sample_frame(const el_event *ev, unsigned i)
+size_t el_sample_frames(const el_event *ev, uint64_t *out, size_t max)
 {
-    if (el_sample_kind_of(ev) == EL_SAMPLE_NONE ||
-        i >= ev->u.binary.stack.depth)
+    if (el_sample_kind_of(ev) == EL_SAMPLE_NONE)
         return 0;
-    return bytes_get_u64(ev->u.binary.stack.frames + (size_t)8 * i);
+    const char *p = ev->u.binary.stack.frames;
+    const char *end = ev->u.binary.data.ptr + ev->u.binary.data.len;
+    size_t n = ev->u.binary.stack.depth < max ? ev->u.binary.stack.depth : max;
+    /* the decoder checked the text: n tokens of hexadecimal digits, each
+       but the last followed by one space (the end bounds it all the same) */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = 0;
+        int d;
+        while (p < end && (d = hex_value((uint8_t)*p)) >= 0) {
+            v = v << 4 | (uint64_t)d;
+            p++;
+        }
+        out[i] = v;
+        if (p < end)
+            p++; /* the space */
+    }
+    return n;
 }

@@ -145,8 +145,7 @@ static int samples_take_sample(samples *s, const el_event *ev,
     uint64_t stackbuf[64] = {0}, *frames = stackbuf;
     if (depth > 64 && !(frames = malloc((size_t)depth * 8)))
         return -1;
-    for (uint32_t i = 0; i < depth; i++)
-        frames[i] = el_sample_frame(ev, i);
+    depth = (uint32_t)el_sample_frames(ev, frames, depth);
     samples_stack *st = samples_stack_of(s, k, frames, depth);
     if (frames != stackbuf)
         free(frames);

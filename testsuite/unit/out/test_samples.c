@@ -12,6 +12,7 @@
 #include "pprof.pb-c.h"
 
 #include <check.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,28 +39,31 @@ static void take_ipe(samples *s, uint64_t info, const char *table,
 }
 
 /* A sample as the decoder gives it: a user binary message of that kind
- * (EL_TIME_SAMPLE, EL_ALLOC_SAMPLE; EL_SAMPLE_NONE: another tool's). */
+ * (EL_TIME_SAMPLE, EL_ALLOC_SAMPLE; EL_SAMPLE_NONE: another tool's), its
+ * frames as their text (Note [rtscope's samples] in event.c). */
 static void take_sample(samples *s, el_sample_kind kind, uint64_t weight,
                         uint32_t size, uint16_t flags, uint16_t depth,
                         const uint64_t *frames)
 {
-    uint8_t be[8 * 16];
+    char text[17 * 16 + 1];
+    size_t len = 0;
     ck_assert_uint_le(depth, 16);
     for (unsigned i = 0; i < depth; i++)
-        for (int k = 0; k < 8; k++)
-            be[8 * i + k] = (uint8_t)(frames[i] >> (56 - 8 * k));
+        len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%" PRIx64,
+                                i ? " " : "", frames[i]);
     el_event ev;
     memset(&ev, 0, sizeof(ev));
     ev.type = EL_USER_BINARY_MSG;
     ev.known = 1;
     ev.ts = 1000;
+    ev.u.binary.data = (el_str){text, len};
     ev.u.binary.sample = (uint8_t)kind;
     ev.u.binary.stack.weight = weight;
     ev.u.binary.stack.thread = 1;
     ev.u.binary.stack.size = size;
     ev.u.binary.stack.flags = flags;
     ev.u.binary.stack.depth = depth;
-    ev.u.binary.stack.frames = be;
+    ev.u.binary.stack.frames = text;
     ck_assert_int_eq(samples_take(s, &ev), 0);
 }
 
