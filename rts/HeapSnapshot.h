@@ -26,6 +26,10 @@ typedef struct {
 
 extern HeapSnapshotConfig heap_snapshot_config;
 
+/* A size as -M takes one: a number of bytes, with k, m or g (either
+ * case); *end is left after it. Also --sample-alloc's (rts/Sampling.c). */
+bool rtscopeParseSize (const char *s, char **end, StgWord64 *out);
+
 /* From procRtsOpts: arg is what follows "--heap-snapshot"; false if it is
  * not one of ours or is bad (*bad then says why). */
 bool heapSnapshotFlag (const char *arg, const char **bad);

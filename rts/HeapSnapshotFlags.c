@@ -41,8 +41,8 @@ copyString (const char *s)
 }
 
 // A size as -M takes one: a number of bytes, with k, m or g (either case).
-static bool
-parseSize (const char *s, char **end, StgWord64 *out)
+bool
+rtscopeParseSize (const char *s, char **end, StgWord64 *out)
 {
     errno = 0;
     double x = strtod(s, end);
@@ -64,7 +64,7 @@ parseAt (const char *s, const char **bad)
     HeapSnapshotConfig *c = &heap_snapshot_config;
     char *end;
     *bad = "expected SIZE[:FACTOR[:COUNT]], e.g. 200m or 200m:1.5:4";
-    if (!parseSize(s, &end, &c->at_size)) return false;
+    if (!rtscopeParseSize(s, &end, &c->at_size)) return false;
     if (*end == ':') {
         s = end + 1;
         errno = 0;
