@@ -123,9 +123,19 @@
  *  - a closure's table without a symbol of its own belongs to the next
  *    binding symbol after it in the same section;
  *  - a stack frame's table (a return point) lies inside the procedure it
- *    returns to: after that procedure's entry, so its binding is the
- *    previous binding symbol (right for the binding's own procedure; for a
- *    return point inside a local closure, this is the binding before).
+ *    returns to, after that procedure's entry. GHC gives each binding
+ *    symbol the size of its procedure (.size, the whole procedure), so a
+ *    return point within the previous binding symbol's procedure is that
+ *    binding's. One past its end lies in a procedure without a symbol:
+ *    a local closure's (which belongs to the next binding symbol) or a
+ *    top-level binding GHC made internal (a worker $wf, a specialisation,
+ *    a floated binding: no symbol reaches the table at all). Nothing
+ *    without -g tells the two apart, so such a frame is left without a
+ *    binding rather than given a wrong one: sampled call stacks
+ *    (rts/Sampling.c) count a caller's share as the share of stacks that
+ *    hold its frames, and a worker's frame named after the binding that
+ *    follows it would give that binding every caller's share. (A symbol
+ *    without a size: the previous binding, as before sizes were read.)
  *
  * Only symbols of Haskell code count as bindings (Module_f_info, not a
  * constructor's Module_C_con_info or Module_C_static_info, which are tables
@@ -239,6 +249,7 @@ endsWith(const char *s, size_t len, const char *suffix)
 
 typedef struct ProvSymbol_ {
     GElf_Addr addr;         // link-time address
+    GElf_Xword size;        // st_size: the procedure's length, or 0
     const char *name;       // in the mapped ELF file
     uint32_t section;       // index into ProvObject.sections
     uint32_t flags;
@@ -369,6 +380,7 @@ indexSymbols(ProvObject *o)
             continue;
         }
         o->syms[n].addr = s.st_value;
+        o->syms[n].size = s.st_size;
         o->syms[n].name = name;
         o->syms[n].section = (uint32_t) exec_of[s.st_shndx];
         o->syms[n].flags = symbolFlags(name, GELF_ST_BIND(s.st_info));
@@ -708,8 +720,11 @@ bindingOf(const ProvObject *o, GElf_Addr a, uint32_t i, bool frame)
     } else {
         for (uint32_t k = 1; k <= BINDING_SEARCH && k <= i; k++) {
             const ProvSymbol *s = &o->syms[i - k];
-            if (s->section != (uint32_t) sec) return NULL;
-            if (s->flags & SYM_BINDING) return s->name;
+            if (s->section != (uint32_t) sec) break;
+            if (!(s->flags & SYM_BINDING)) continue;
+            if (s->size == 0 || a < s->addr + s->size) return s->name;
+            // past the end of its procedure: see the Note
+            return NULL;
         }
     }
     return NULL;
