@@ -38,3 +38,30 @@ pprof_into_readonly_dir_fails() {
     [ "$(id -u)" != 0 ] || return 0
     test $rc = 1 && grep -q 'ro/x.pb.gz: cannot write: Permission denied' ro.err && test -z "$(ls ro)"
 }
+
+# sample_shares PROG.prof TOP.txt alloc|time TOLERANCE NAME...: checkers/sample-shares.py, sampled callers' shares
+# against -prof's
+sample_shares() { python3 "$TESTSUITE/tools/checkers/sample-shares.py" "$@"; }
+
+# sampled_bytes_match PROFILE RUN.s TOLERANCE: the alloc_space total of PROFILE (rtscope pprof --stacks) is the
+# "bytes allocated in the heap" of RUN.s (+RTS -s) within TOLERANCE (a fraction)
+sampled_bytes_match() {
+    local total heap
+    total=$(go_pprof -raw -sample_index=alloc_space "$1" 2>/dev/null | awk '/^Samples:/ {s = 1; next} /^Locations/ {s = 0} s && /^ *[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+:/ {t += $2} END {print t + 0}')
+    heap=$(awk '/bytes allocated in the heap/ {gsub(",", "", $1); print $1}' "$2")
+    echo "sampled $total bytes, the RTS counted $heap"
+    awk -v a="$total" -v b="$heap" -v t="$3" 'BEGIN {exit !(b > 0 && a >= (1 - t) * b && a <= (1 + t) * b)}'
+}
+
+# solo_times ROUNDS NAME=ARG...: for each NAME, the mutator CPU seconds of `$EXE ROUNDS ARG` (+RTS -s), as
+# `NAME SECONDS` lines (the median of three runs each)
+solo_times() {
+    local r=$1 kv n a
+    shift
+    for kv in "$@"; do
+        n=${kv%%=*} a=${kv#*=}
+        for _ in 1 2 3; do
+            $ENTER "$EXE" "$r" "$a" +RTS -s -RTS 2>&1 >/dev/null | awk '/MUT +time/ {sub(/s$/, "", $3); print $3}'
+        done | sort -g | sed -n 2p | sed "s/^/$n /"
+    done
+}
