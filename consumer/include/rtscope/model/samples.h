@@ -1,6 +1,6 @@
 /* Sampled call stacks: the model of rtscope's time and allocation samples
  * (EL_TIME_SAMPLE, EL_ALLOC_SAMPLE: user binary messages, see
- * el_sample_kind_of; issue #44, docs/sampling-design.md) behind rtscope
+ * el_sample_kind_of; issue #44, docs/sampling.md) behind rtscope
  * pprof and rtscope stats.
  *
  * While events stream past, identical stacks (of one kind, frame for frame)
