@@ -321,6 +321,20 @@ int pprof_pack(FILE *f, const RtscopePprof__Profile *prof, int *packed)
     return rc;
 }
 
+int pprof_pack_built(FILE *f, RtscopePprof__Profile *prof,
+                     const pprof_build *b, const pprof_msgs *g, int *packed)
+{
+    prof->n_sample = g->nsamples;
+    prof->sample = g->samplep;
+    prof->n_location = b->nfns;
+    prof->location = g->locp;
+    prof->n_function = b->nfns;
+    prof->function = g->fnp;
+    prof->n_string_table = b->strings.n;
+    prof->string_table = b->strings.s;
+    return pprof_pack(f, prof, packed);
+}
+
 /* Encode b's samples as a Profile and write it gzipped to f; frees b. */
 static int pprof_encode(FILE *f, pprof_build *bp, const pprof_meta *m)
 {
@@ -369,15 +383,7 @@ static int pprof_encode(FILE *f, pprof_build *bp, const pprof_meta *m)
     prof.period_type = &pt;
     prof.period = 1;
     prof.default_sample_type = st.type;
-    prof.n_sample = g.nsamples;
-    prof.sample = g.samplep;
-    prof.n_location = b.nfns;
-    prof.location = g.locp;
-    prof.n_function = b.nfns;
-    prof.function = g.fnp;
-    prof.n_string_table = b.strings.n;
-    prof.string_table = b.strings.s;
-    rc = pprof_pack(f, &prof, &packed);
+    rc = pprof_pack_built(f, &prof, &b, &g, &packed);
 out:
     if (rc != 0 && !packed)
         errno = ENOMEM;

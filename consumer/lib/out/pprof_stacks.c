@@ -150,15 +150,7 @@ int pprof_write_stacks(FILE *f, const samples *s, const char *program,
     prof.duration_nanos = duration_nanos;
     prof.n_mapping = 1;
     prof.mapping = &mapp;
-    prof.n_sample = g.nsamples;
-    prof.sample = g.samplep;
-    prof.n_location = b.nfns;
-    prof.location = g.locp;
-    prof.n_function = b.nfns;
-    prof.function = g.fnp;
-    prof.n_string_table = b.strings.n;
-    prof.string_table = b.strings.s;
-    rc = pprof_pack(f, &prof, &packed);
+    rc = pprof_pack_built(f, &prof, &b, &g, &packed);
 out:
     if (rc != 0 && !packed)
         errno = ENOMEM;

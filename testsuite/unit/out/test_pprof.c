@@ -11,6 +11,7 @@
 #include "rtscope/out/pprof.h"
 
 #include "pprof.pb-c.h"
+#include "pprof_unpack.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -166,6 +167,11 @@ static RtscopePprof__Profile *round_trip(const profile *p, const profile *base)
     ck_assert_uint_ge(len, 2);
     ck_assert_int_eq((unsigned char)buf[0], 0x1f); /* gzip */
     ck_assert_int_eq((unsigned char)buf[1], 0x8b);
+    return pprof_unpack_gzipped(buf, len);
+}
+
+RtscopePprof__Profile *pprof_unpack_gzipped(char *buf, size_t len)
+{
     size_t cap = 1 << 20;
     uint8_t *raw = malloc(cap);
     z_stream z;

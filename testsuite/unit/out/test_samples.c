@@ -10,6 +10,7 @@
 #include "rtscope/out/pprof.h"
 
 #include "pprof.pb-c.h"
+#include "pprof_unpack.h"
 
 #include <check.h>
 #include <inttypes.h>
@@ -192,24 +193,7 @@ static RtscopePprof__Profile *write_and_read(const samples *s)
     ck_assert_ptr_nonnull(f);
     ck_assert_int_eq(pprof_write_stacks(f, s, "prog", 4, 0, 2000000000), 0);
     fclose(f);
-    size_t cap = 1 << 20;
-    uint8_t *raw = malloc(cap);
-    z_stream z;
-    memset(&z, 0, sizeof(z));
-    ck_assert_int_eq(inflateInit2(&z, 15 + 32), Z_OK);
-    z.next_in = (uint8_t *)buf;
-    z.avail_in = (uInt)len;
-    z.next_out = raw;
-    z.avail_out = (uInt)cap;
-    ck_assert_int_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
-    size_t rawlen = cap - z.avail_out;
-    inflateEnd(&z);
-    RtscopePprof__Profile *pr =
-        rtscope_pprof__profile__unpack(NULL, rawlen, raw);
-    ck_assert_ptr_nonnull(pr);
-    free(raw);
-    free(buf);
-    return pr;
+    return pprof_unpack_gzipped(buf, len);
 }
 
 static const RtscopePprof__Function *fn_of(const RtscopePprof__Profile *pr,
