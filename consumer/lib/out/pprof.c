@@ -321,8 +321,8 @@ int pprof_pack(FILE *f, const RtscopePprof__Profile *prof, int *packed)
     return rc;
 }
 
-int pprof_pack_built(FILE *f, RtscopePprof__Profile *prof,
-                     const pprof_build *b, const pprof_msgs *g, int *packed)
+int pprof_pack_built(FILE *f, RtscopePprof__Profile *prof, const pprof_build *b,
+                     const pprof_msgs *g, int *packed)
 {
     prof->n_sample = g->nsamples;
     prof->sample = g->samplep;

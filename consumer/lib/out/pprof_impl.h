@@ -67,7 +67,7 @@ void pprof_msgs_free(pprof_msgs *g);
 int pprof_pack(FILE *f, const RtscopePprof__Profile *prof, int *packed);
 /* pprof_pack of prof with the samples, locations, functions and strings
  * that b and g hold (the rest of prof filled by the caller). */
-int pprof_pack_built(FILE *f, RtscopePprof__Profile *prof,
-                     const pprof_build *b, const pprof_msgs *g, int *packed);
+int pprof_pack_built(FILE *f, RtscopePprof__Profile *prof, const pprof_build *b,
+                     const pprof_msgs *g, int *packed);
 
 #endif

@@ -271,9 +271,9 @@ START_TEST(diff_base)
 }
 END_TEST
 
-Suite *hp_suite(void);      /* test_hp.c */
-Suite *strmap_suite(void);  /* test_strmap.c */
-Suite *profile_suite(void); /* test_profile.c */
+Suite *hp_suite(void);            /* test_hp.c */
+Suite *strmap_suite(void);        /* test_strmap.c */
+Suite *profile_suite(void);       /* test_profile.c */
 Suite *samples_model_suite(void); /* test_samples.c */
 
 int main(void)

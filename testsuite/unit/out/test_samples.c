@@ -68,8 +68,14 @@ static void take_sample(samples *s, el_sample_kind kind, uint64_t weight,
     ck_assert_int_eq(samples_take(s, &ev), 0);
 }
 
-enum { GO = 0x401000, WORK = 0x402000, THUNK = 0x403000, UPD = 0x404000,
-       CATCH = 0x405000, NOWHERE = 0x777000 };
+enum {
+    GO = 0x401000,
+    WORK = 0x402000,
+    THUNK = 0x403000,
+    UPD = 0x404000,
+    CATCH = 0x405000,
+    NOWHERE = 0x777000
+};
 
 /* A run: main:Main.go calls work, whose thunk allocates; an update frame
  * and a catch frame of the RTS in between; one frame never described. */
@@ -122,7 +128,8 @@ static const samples_stack *stack_of(const samples *s, samples_kind k,
 START_TEST(stacks_add_up)
 {
     samples *s = run();
-    const samples_sum *a = &s->total[SAMPLES_ALLOC], *t = &s->total[SAMPLES_TIME];
+    const samples_sum *a = &s->total[SAMPLES_ALLOC],
+                      *t = &s->total[SAMPLES_TIME];
     ck_assert_uint_eq(a->count, 7);
     ck_assert_uint_eq(a->weight, 7000);
     ck_assert_uint_eq(a->late, 1);
