@@ -498,6 +498,7 @@
   }
 
   function fmtShare(x) {
+    if (x > 0 && x < 0.0001) return '<0.01%';
     return (x * 100).toFixed(x >= 0.1 ? 1 : 2) + '%';
   }
 
@@ -564,7 +565,8 @@
     reset.type = 'button';
     bar.appendChild(reset);
     bar.appendChild(crumbs);
-    var area = el('div', 'flame');
+    var area = el('div', 'flame'), inner = el('div', 'flame-inner');
+    area.appendChild(inner);
     area.dataset.kind = kind;
     var tip = el('div', 'flame-tip');
     box.appendChild(bar);
@@ -585,8 +587,8 @@
     }
 
     function layout() {
-      while (area.firstChild) area.removeChild(area.firstChild);
-      var W = Math.max(320, area.clientWidth || box.clientWidth || document.body.clientWidth - 40);
+      while (inner.firstChild) inner.removeChild(inner.firstChild);
+      var W = Math.max(320, inner.clientWidth || box.clientWidth || document.body.clientWidth - 40);
       var maxDepth = 0, zd = G.depth[zoom];
       function put(i, x, w, dim) {
         var b = el('div', 'flame-box' + (dim ? ' flame-up' : '') + (G.other[i] ? ' flame-other' : '') + (i === 0 ? ' flame-root' : ''));
@@ -615,7 +617,7 @@
           layout();
         });
         if (G.depth[i] > maxDepth) maxDepth = G.depth[i];
-        area.appendChild(b);
+        inner.appendChild(b);
       }
       /* the zoomed node's ancestors, full width */
       for (var a = G.parent[zoom]; a !== undefined && a >= 0; a = G.parent[a]) put(a, 0, W, true);
@@ -629,7 +631,7 @@
           x += G.weight[c] * scale;
         });
       })(zoom, 0);
-      area.style.height = ((Math.max(maxDepth, zd) + 1) * ROW) + 'px';
+      inner.style.height = ((Math.max(maxDepth, zd) + 1) * ROW) + 'px';
       while (crumbs.firstChild) crumbs.removeChild(crumbs.firstChild);
       crumbs.textContent = zoom > 0 ? 'zoomed on ' + G.name(zoom) + ' (' + fmtShare(G.weight[zoom] / total) + ' of all)' +
         ' · click a frame above it to zoom out' : 'click a frame to zoom into it';
@@ -684,8 +686,8 @@
     if (!SM[kind]) kind = kinds[0][0];
     if (kind !== stacksView.kind) { stacksView.kind = kind; stacksView.path = []; }
     var sp = pane('stacks', 'Sampled call stacks',
-      'What the program was running when it was sampled (+RTS --sample-alloc: every ~512 KiB allocated; --sample-time: every 10 ms), ' +
-      'as rtscope pprof --stacks writes it. Root on top, callees below; a frame\'s width is its share. ' +
+      'Where the program was when it was sampled (+RTS --sample-alloc: about every 512 KiB a capability allocates, by default; ' +
+      '--sample-time: every 10 ms), the stacks rtscope pprof --stacks writes. Root on top, callees below; a frame\'s width is its share. ' +
       'Hover a frame for its numbers, click to zoom into it. The RTS\'s own frames are left out.');
     var sw = el('div', 'stacks-switch');
     var body = el('div', 'stacks-body');
@@ -708,10 +710,10 @@
       while (body.firstChild) body.removeChild(body.firstChild);
       var k = stacksView.kind, K = SM[k];
       var sum = K.samples + (K.samples === 1 ? ' sample, ' : ' samples, ') +
-        (k === 'alloc' ? fmtBytes(K.weight) + ' allocated, ~' + fmtNum(K.objects, 0) + ' objects (estimated)' : fmtNs(K.weight) + ' of running time') +
+        (k === 'alloc' ? fmtBytes(K.weight) + ' allocated, ~' + Math.round(K.objects).toLocaleString('en-US') + ' objects (estimated)' : fmtNs(K.weight) + ' of running time') +
         (K.late ? ', ' + K.late + ' late' : '') + (K.truncated ? ', ' + K.truncated + ' truncated' : '') +
         '. ' + K.nodes + ' distinct call paths' +
-        (K.tree.parent.length - 1 < K.nodes ? '; those under ' + (K.min_share * 100) + '% of the total are merged into "other" per caller' : '') + '.';
+        (K.tree.other.some(function (x) { return x > 0; }) ? '; those under ' + (K.min_share * 100) + '% of the total (or beyond the ' + K.max_nodes + ' heaviest) are merged into "other" per caller' : '') + '.';
       body.appendChild(el('p', 'stacks-sum', sum));
       var fb = el('div', 'flame-wrap');
       body.appendChild(fb);
