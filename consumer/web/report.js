@@ -480,6 +480,251 @@
     return new VTable(container, T.n, cols, { countId: 'table-count' });
   }
 
+  /* ---- sampled call stacks: flame graph and sites ------------------------- */
+
+  /* D.samples (docs/html.md, "Sampled call stacks: flame graph and sites"):
+   * per kind a call tree in preorder (parent before child, children
+   * heaviest first, node 0 the root) and the heaviest sites. The graph is
+   * an icicle, root on top as pprof's and speedscope's: a box per node,
+   * as wide as its weight, its children under it from the left. What the
+   * user chose (kind, zoomed node as a path of names) outlives a redraw. */
+  var stacksView = { kind: null, path: [] };
+  var flameRelayout = null;
+
+  function fmtNs(v) {
+    var s = v / 1e9;
+    if (s >= 1) return fmtNum(s, 3) + ' s';
+    return fmtNum(v / 1e6, 3) + ' ms';
+  }
+
+  function fmtShare(x) {
+    if (x > 0 && x < 0.0001) return '<0.01%';
+    return (x * 100).toFixed(x >= 0.1 ? 1 : 2) + '%';
+  }
+
+  function hashStr(t) {
+    var h = 2166136261;
+    for (var i = 0; i < t.length; i++) { h ^= t.charCodeAt(i); h = Math.imul(h, 16777619); }
+    return h >>> 0;
+  }
+
+  /* Warm colours (as flame graphs have them) by package, lightness by
+   * name; frames without a binding (an address, a return frame) grey. */
+  function flameColour(name, other) {
+    if (other) return '#c8ccd4';
+    if (/^0x|^\(no stack\)|^[A-Z_]+ 0x/.test(name)) return '#b9bec8';
+    var colon = name.indexOf(':'), pkg = colon > 0 ? name.slice(0, colon) : name;
+    var h = hashStr(pkg), l = hashStr(name);
+    var hue = pkg === 'main' ? 22 : 5 + h % 50;
+    return 'hsl(' + hue + ',' + (62 + h % 20) + '%,' + (58 + l % 16) + '%)';
+  }
+
+  function stackTree(K) {
+    var T = K.tree, n = T.parent.length, kids = [], depth = new Array(n), i;
+    for (i = 0; i < n; i++) kids.push([]);
+    for (i = 0; i < n; i++) {
+      var p = T.parent[i];
+      depth[i] = p < 0 ? 0 : depth[p] + 1;
+      if (p >= 0) kids[p].push(i);
+    }
+    return {
+      n: n, kids: kids, depth: depth, weight: T.weight, samples: T.samples, other: T.other, parent: T.parent,
+      name: function (i) {
+        if (i === 0) return 'all';
+        if (T.name[i] < 0) return 'other (' + T.other[i] + (T.other[i] === 1 ? ' frame' : ' frames') + ')';
+        return S[T.name[i]];
+      }
+    };
+  }
+
+  /* The node at a path of names from the root (the zoom kept across a
+   * redraw), or as far as it still goes. */
+  function nodeAt(G, path) {
+    var at = 0;
+    for (var d = 0; d < path.length; d++) {
+      var next = -1;
+      G.kids[at].forEach(function (c) { if (next < 0 && G.name(c) === path[d]) next = c; });
+      if (next < 0) break;
+      at = next;
+    }
+    return at;
+  }
+
+  function pathOf(G, i) {
+    var out = [];
+    for (; i > 0; i = G.parent[i]) out.unshift(G.name(i));
+    return out;
+  }
+
+  function flameGraph(box, K, kind) {
+    var G = stackTree(K), ROW = 18, total = G.weight[0] || 1;
+    var fmtW = kind === 'alloc' ? fmtBytes : fmtNs;
+    var bar = el('div', 'flame-bar');
+    var crumbs = el('span', 'flame-crumbs');
+    var reset = el('button', null, 'Reset zoom');
+    reset.type = 'button';
+    bar.appendChild(reset);
+    bar.appendChild(crumbs);
+    var area = el('div', 'flame'), inner = el('div', 'flame-inner');
+    area.appendChild(inner);
+    area.dataset.kind = kind;
+    var tip = el('div', 'flame-tip');
+    box.appendChild(bar);
+    box.appendChild(area);
+    box.appendChild(tip);
+    var zoom = nodeAt(G, stacksView.path);
+
+    function describe(i) {
+      var w = G.weight[i], lines = [G.name(i)];
+      lines.push(fmtW(w) + ' · ' + fmtShare(w / total) + ' of all' +
+        (zoom > 0 && i !== zoom && G.weight[zoom] ? ' · ' + fmtShare(w / G.weight[zoom]) + ' of the zoomed frame' : '') +
+        ' · ' + G.samples[i] + (G.samples[i] === 1 ? ' sample' : ' samples'));
+      var self = w;
+      G.kids[i].forEach(function (c) { self -= G.weight[c]; });
+      if (self > 0 && G.kids[i].length) lines.push('itself (innermost frame): ' + fmtW(self) + ' · ' + fmtShare(self / total));
+      if (G.other[i]) lines.push('frames under ' + (K.min_share * 100) + '% of the total (or beyond the ' + K.max_nodes + ' heaviest), merged');
+      return lines.join('\n');
+    }
+
+    function layout() {
+      while (inner.firstChild) inner.removeChild(inner.firstChild);
+      var W = Math.max(320, inner.clientWidth || box.clientWidth || document.body.clientWidth - 40);
+      var maxDepth = 0, zd = G.depth[zoom];
+      function put(i, x, w, dim) {
+        var b = el('div', 'flame-box' + (dim ? ' flame-up' : '') + (G.other[i] ? ' flame-other' : '') + (i === 0 ? ' flame-root' : ''));
+        var name = G.name(i);
+        b.style.left = x.toFixed(2) + 'px';
+        b.style.width = Math.max(1, w - 1).toFixed(2) + 'px';
+        b.style.top = (G.depth[i] * ROW) + 'px';
+        b.style.background = i === 0 ? '#d9dde5' : flameColour(name, G.other[i]);
+        b.dataset.node = String(i);
+        b.dataset.weight = String(G.weight[i]);
+        if (w >= 28) b.appendChild(el('span', null, name));
+        b.addEventListener('mousemove', function (e) {
+          tip.textContent = describe(i);
+          tip.style.display = 'block';
+          var r = box.getBoundingClientRect();
+          var left = e.clientX - r.left + 12;
+          if (left + 360 > r.width) left = Math.max(0, e.clientX - r.left - 372);
+          tip.style.left = left + 'px';
+          tip.style.top = (e.clientY - r.top + 14) + 'px';
+        });
+        b.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
+        b.addEventListener('click', function () {
+          zoom = i === zoom && i > 0 ? G.parent[i] : i;
+          stacksView.path = pathOf(G, zoom);
+          tip.style.display = 'none';
+          layout();
+        });
+        if (G.depth[i] > maxDepth) maxDepth = G.depth[i];
+        inner.appendChild(b);
+      }
+      /* the zoomed node's ancestors, full width */
+      for (var a = G.parent[zoom]; a !== undefined && a >= 0; a = G.parent[a]) put(a, 0, W, true);
+      var scale = W / (G.weight[zoom] || 1);
+      (function walk(i, x) {
+        var w = G.weight[i] * scale;
+        if (w < 0.5) return;
+        put(i, x, w, false);
+        G.kids[i].forEach(function (c) {
+          walk(c, x);
+          x += G.weight[c] * scale;
+        });
+      })(zoom, 0);
+      inner.style.height = ((Math.max(maxDepth, zd) + 1) * ROW) + 'px';
+      while (crumbs.firstChild) crumbs.removeChild(crumbs.firstChild);
+      crumbs.textContent = zoom > 0 ? 'zoomed on ' + G.name(zoom) + ' (' + fmtShare(G.weight[zoom] / total) + ' of all)' +
+        ' · click a frame above it to zoom out' : 'click a frame to zoom into it';
+      reset.disabled = zoom === 0;
+      area.dataset.zoom = String(zoom);
+    }
+    reset.addEventListener('click', function () { zoom = 0; stacksView.path = []; layout(); });
+    layout();
+    flameRelayout = layout;
+    return { layout: layout, zoom: function (i) { zoom = i; stacksView.path = pathOf(G, i); layout(); } };
+  }
+
+  function sitesTable(box, K, kind) {
+    var T = K.sites, total = K.weight || 1, fmtW = kind === 'alloc' ? fmtBytes : fmtNs;
+    var table = el('table', 'sites');
+    table.dataset.kind = kind;
+    var head = el('tr');
+    ['#', 'Site (innermost frame)', kind === 'alloc' ? 'Bytes' : 'Time', 'Share', 'Samples'].forEach(function (h, i) {
+      head.appendChild(el('th', i >= 2 || i === 0 ? 'num' : null, h));
+    });
+    var thead = el('thead');
+    thead.appendChild(head);
+    table.appendChild(thead);
+    var tbody = el('tbody');
+    T.name.forEach(function (nm, i) {
+      var tr = el('tr');
+      tr.appendChild(el('td', 'num', i + 1));
+      var name = el('td', 'site-name', S[nm]);
+      name.title = S[nm];
+      tr.appendChild(name);
+      var wcell = el('td', 'num', fmtW(T.weight[i]));
+      wcell.title = kind === 'alloc' ? T.weight[i] + ' bytes' : T.weight[i] + ' ns';
+      tr.appendChild(wcell);
+      tr.appendChild(el('td', 'num', fmtShare(T.weight[i] / total)));
+      tr.appendChild(el('td', 'num', T.samples[i]));
+      tbody.appendChild(tr);
+    });
+    table.appendChild(tbody);
+    box.appendChild(table);
+    if (T.n > T.name.length) box.appendChild(el('p', 'pane-note', 'The ' + T.name.length + ' heaviest of ' + T.n + ' sites.'));
+  }
+
+  function stacksPane() {
+    var SM = D.samples;
+    flameRelayout = null;
+    if (!SM) return;
+    var kinds = [];
+    if (SM.alloc) kinds.push(['alloc', 'Allocation']);
+    if (SM.time) kinds.push(['time', 'Time']);
+    if (!kinds.length) return;
+    var kind = stacksView.kind;
+    if (!SM[kind]) kind = kinds[0][0];
+    if (kind !== stacksView.kind) { stacksView.kind = kind; stacksView.path = []; }
+    var sp = pane('stacks', 'Sampled call stacks',
+      'Where the program was when it was sampled (+RTS --sample-alloc: about every 512 KiB a capability allocates, by default; ' +
+      '--sample-time: every 10 ms), the stacks rtscope pprof --stacks writes. Root on top, callees below; a frame\'s width is its share. ' +
+      'Hover a frame for its numbers, click to zoom into it. The RTS\'s own frames are left out.');
+    var sw = el('div', 'stacks-switch');
+    var body = el('div', 'stacks-body');
+    kinds.forEach(function (k) {
+      var b = el('button', k[0] === kind ? 'on' : null, k[1]);
+      b.type = 'button';
+      b.dataset.kind = k[0];
+      b.addEventListener('click', function () {
+        if (stacksView.kind === k[0]) return;
+        stacksView.kind = k[0];
+        stacksView.path = [];
+        Array.prototype.forEach.call(sw.children, function (x) { x.className = x.dataset.kind === k[0] ? 'on' : ''; });
+        drawKind();
+      });
+      sw.appendChild(b);
+    });
+    sp.appendChild(sw);
+    sp.appendChild(body);
+    function drawKind() {
+      while (body.firstChild) body.removeChild(body.firstChild);
+      var k = stacksView.kind, K = SM[k];
+      var sum = K.samples + (K.samples === 1 ? ' sample, ' : ' samples, ') +
+        (k === 'alloc' ? fmtBytes(K.weight) + ' allocated, ~' + Math.round(K.objects).toLocaleString('en-US') + ' objects (estimated)' : fmtNs(K.weight) + ' of running time') +
+        (K.late ? ', ' + K.late + ' late' : '') + (K.truncated ? ', ' + K.truncated + ' truncated' : '') +
+        '. ' + K.nodes + ' distinct call paths' +
+        (K.tree.other.some(function (x) { return x > 0; }) ? '; those under ' + (K.min_share * 100) + '% of the total (or beyond the ' + K.max_nodes + ' heaviest) are merged into "other" per caller' : '') + '.';
+      body.appendChild(el('p', 'stacks-sum', sum));
+      var fb = el('div', 'flame-wrap');
+      body.appendChild(fb);
+      charts.flame = guarded('flame graph', function () { return flameGraph(fb, K, k); });
+      body.appendChild(el('h3', null, (k === 'alloc' ? 'Top allocating sites' : 'Top sites by time') +
+        ' (the innermost frame, as rtscope stats prints them)'));
+      guarded('sites', function () { sitesTable(body, K, k); });
+    }
+    drawKind();
+  }
+
   /* ---- the page ---------------------------------------------------------- */
 
   var app = document.getElementById('app');
@@ -521,7 +766,8 @@
       'Run it with +RTS -hT -l (by closure type) or, on rtscope\'s RTS, +RTS -hi -l (by info table), ' +
       (D.live ? 'or press "Start profiling" above if the program has an eventlog socket. '
         : 'then make the report again. ') +
-      'The heap pane below still shows the GC\'s view of the heap.'));
+      'The heap pane below still shows the GC\'s view of the heap' +
+      (D.samples ? '; the sampled call stacks are at the end of the page.' : '.')));
     return true;
   }
 
@@ -531,9 +777,11 @@
     header.appendChild(el('h1', null, (D.kind === 'diff' ? 'rtscope diff: ' : 'rtscope: ') +
       (S[P0.meta.program] || S[P0.meta.input])));
     var nav = el('nav');
-    [['area', 'Area'], ['normalized', 'Normalized'], ['line', 'Lines'], ['heap', 'Heap'], ['meta', 'Run'], ['table', 'Bands']]
+    [['area', 'Area'], ['normalized', 'Normalized'], ['line', 'Lines'], ['heap', 'Heap'], ['meta', 'Run'], ['table', 'Bands'],
+      ['stacks', 'Stacks']]
       .forEach(function (p) {
         if (D.kind === 'diff' && (p[0] === 'normalized' || p[0] === 'line')) return;
+        if (p[0] === 'stacks' && !D.samples) return;
         var a = el('a', null, p[1]);
         a.href = '#pane-' + p[0];
         nav.appendChild(a);
@@ -624,6 +872,7 @@
       '. Search any column (numbers: >1e6, <0); click a heading to sort' + (D.live ? ', a row to select it' : '') +
       '. Slope and fit are of the least-squares line through the band over all censuses.');
     charts.table = guarded('table', function () { return profileTable(tp, D.table, P, tableState); });
+    guarded('stacks', stacksPane);
   }
 
   function draw(tableState) {
@@ -822,6 +1071,7 @@
       var u = charts[k];
       if (u && u.setSize && u.root && u.root.parentNode) u.setSize({ width: chartWidth(u.root.parentNode), height: u.height });
     });
+    if (flameRelayout) flameRelayout();
   });
 
   /* For the browser test and benchmark. */

@@ -229,6 +229,36 @@ void samples_frame_name(const samples *s, uint64_t info, char *buf, size_t size)
         snprintf(buf, size, "0x%" PRIx64, info);
 }
 
+void samples_function_name(const samples *s, uint64_t info, char *buf,
+                           size_t size)
+{
+    const ipe_entry *e = samples_ipe(s, info);
+    if (e)
+        ipe_binding_name(buf, size, e);
+    if (!e || !buf[0])
+        samples_frame_name(s, info, buf, size);
+}
+
+/* Frames f[0..depth) without the RTS's (samples_frame_is_rts), the
+ * innermost kept when nothing else is, into out; returns how many. */
+static uint32_t samples_keep(const samples *s, const uint64_t *f,
+                             uint32_t depth, uint64_t *out)
+{
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < depth; j++)
+        if (!samples_frame_is_rts(samples_ipe(s, f[j])))
+            out[n++] = f[j];
+    if (n == 0 && depth) /* only the RTS: its innermost frame */
+        out[n++] = f[0];
+    return n;
+}
+
+uint32_t samples_kept_frames(const samples *s, const samples_stack *st,
+                             uint64_t *out)
+{
+    return samples_keep(s, samples_frames(s, st), st->depth, out);
+}
+
 static int samples_order(const void *a, const void *b)
 {
     const samples_stack *x = a, *y = b;
@@ -267,17 +297,8 @@ int samples_finish(samples *s)
             rc = -1;
             break;
         }
-        uint32_t n = 0;
-        for (uint32_t j = 0; j < r->depth; j++) {
-            if (samples_frame_is_rts(samples_ipe(s, f[j])))
-                s->rts_frames += r->sum.count;
-            else
-                kept[n++] = f[j];
-        }
-        if (n == 0 && r->depth) { /* only the RTS: its innermost frame */
-            kept[n++] = f[0];
-            s->rts_frames -= r->sum.count;
-        }
+        uint32_t n = samples_keep(s, f, r->depth, kept);
+        s->rts_frames += (uint64_t)(r->depth - n) * r->sum.count;
         samples_stack *st = samples_stack_of(s, r->kind, kept, n);
         if (!st)
             rc = -1;
@@ -316,8 +337,18 @@ long samples_sites(const samples *s, samples_kind k, samples_site **out)
         const samples_stack *st = &s->stacks[i];
         if (st->kind != k)
             continue;
-        /* an empty stack (the RTS walked nothing) is the site 0 */
-        uint64_t leaf = st->depth ? samples_frames(s, st)[0] : 0;
+        /* an empty stack (the RTS walked nothing) is the site 0; before
+         * samples_finish, the innermost frame it would keep */
+        uint64_t leaf = 0;
+        if (st->depth && s->finished) {
+            leaf = samples_frames(s, st)[0];
+        } else if (st->depth) {
+            const uint64_t *f = samples_frames(s, st);
+            uint32_t j = 0;
+            while (j < st->depth && samples_frame_is_rts(samples_ipe(s, f[j])))
+                j++;
+            leaf = f[j < st->depth ? j : 0];
+        }
         uint64_t idx;
         if (!hmap_get(&by_leaf, leaf, &idx)) {
             if (samples_grow((void **)&v, &cap, n + 1, sizeof(*v)) != 0 ||
@@ -338,4 +369,105 @@ long samples_sites(const samples *s, samples_kind k, samples_site **out)
         qsort(v, n, sizeof(*v), samples_site_order);
     *out = v;
     return (long)n;
+}
+
+/* ---- the call tree ------------------------------------------------------ */
+
+/* What samples_tree_child looks for. */
+typedef struct samples_tree_key {
+    const samples_tree *t;
+    uint32_t parent;
+    int64_t name;
+} samples_tree_key;
+
+static int samples_tree_eq(const void *ctx, uint64_t v)
+{
+    const samples_tree_key *k = ctx;
+    const samples_node *x = &k->t->nodes[v];
+    return x->parent == k->parent && x->name == k->name;
+}
+
+/* The child `name` of node `parent`, added if new; -1 when out of memory. */
+static long samples_tree_child(samples_tree *t, uint32_t parent, int64_t name)
+{
+    uint64_t h = ((uint64_t)parent * 0x9e3779b97f4a7c15ull) ^
+                 ((uint64_t)name * 0xc2b2ae3d27d4eb4full + 1),
+             v;
+    samples_tree_key key = {t, parent, name};
+    if (hmap_find(&t->index, h, samples_tree_eq, &key, &v))
+        return (long)v;
+    if (t->n >= UINT32_MAX - 1 ||
+        samples_grow((void **)&t->nodes, &t->cap, t->n + 1,
+                     sizeof(*t->nodes)) != 0 ||
+        hmap_add(&t->index, h, t->n) != 0)
+        return -1;
+    samples_node *x = &t->nodes[t->n];
+    memset(x, 0, sizeof(*x));
+    x->name = name;
+    x->parent = parent;
+    x->depth = t->nodes[parent].depth + 1;
+    return (long)t->n++;
+}
+
+int samples_tree_build(const samples *s, samples_kind k, samples_tree *t)
+{
+    memset(t, 0, sizeof(*t));
+    uint64_t *kept = NULL;
+    size_t kept_cap = 0;
+    hmap fn; /* frame address -> name id */
+    memset(&fn, 0, sizeof(fn));
+    char name[1024];
+    int rc = -1;
+    if (samples_grow((void **)&t->nodes, &t->cap, 1, sizeof(*t->nodes)) != 0)
+        goto out;
+    memset(&t->nodes[0], 0, sizeof(t->nodes[0]));
+    t->nodes[0].name = -1;
+    t->nodes[0].parent = UINT32_MAX;
+    t->n = 1;
+    for (size_t i = 0; i < s->nstacks; i++) {
+        const samples_stack *st = &s->stacks[i];
+        if (st->kind != k)
+            continue;
+        if (samples_grow((void **)&kept, &kept_cap, (size_t)st->depth + 1,
+                         sizeof(*kept)) != 0)
+            goto out;
+        uint32_t n = samples_kept_frames(s, st, kept);
+        if (n == 0) /* "(no stack)" */
+            kept[n++] = 0;
+        t->nodes[0].weight += st->sum.weight;
+        t->nodes[0].count += st->sum.count;
+        uint32_t at = 0;
+        for (uint32_t j = n; j-- > 0;) { /* outermost first */
+            uint64_t id;
+            if (!hmap_get(&fn, kept[j], &id)) {
+                samples_function_name(s, kept[j], name, sizeof(name));
+                int64_t x = strtab_id_str(&t->names, name);
+                if (x < 0 || hmap_put(&fn, kept[j], (uint64_t)x) != 0)
+                    goto out;
+                id = (uint64_t)x;
+            }
+            long c = samples_tree_child(t, at, (int64_t)id);
+            if (c < 0)
+                goto out;
+            at = (uint32_t)c;
+            t->nodes[at].weight += st->sum.weight;
+            t->nodes[at].count += st->sum.count;
+        }
+    }
+    rc = 0;
+out:
+    free(kept);
+    hmap_free(&fn);
+    hmap_free(&t->index);
+    if (rc != 0)
+        samples_tree_free(t);
+    return rc;
+}
+
+void samples_tree_free(samples_tree *t)
+{
+    free(t->nodes);
+    strtab_free(&t->names);
+    hmap_free(&t->index);
+    memset(t, 0, sizeof(*t));
 }

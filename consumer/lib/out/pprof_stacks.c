@@ -44,9 +44,7 @@ static uint64_t stacks_function(pprof_build *b, const samples *s, uint64_t info)
     const ipe_entry *e = samples_ipe(s, info);
     if (!e)
         return pprof_function(b, addr, strlen(addr), addr, "", 0, 0);
-    ipe_binding_name(name, sizeof(name), e);
-    if (!name[0])
-        snprintf(name, sizeof(name), "%s", e->name);
+    samples_function_name(s, info, name, sizeof(name));
     size_t flen;
     int64_t line;
     pprof_span(e->srcloc, &flen, &line);

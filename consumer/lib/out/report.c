@@ -497,11 +497,15 @@ static int report_json_profile(report_out *o, const profile *p,
         report_spark(f, p, order[i], bk, nbk);
     }
     fputs("]}", f);
+    samples_tree keep[2];
+    report_samples(o, opts->samples, keep);
     report_options(f, opts);
     if (opts->live)
         fprintf(f, ",\"live\":%s", opts->live);
     report_strings(o);
     fputs("}", f);
+    samples_tree_free(&keep[0]);
+    samples_tree_free(&keep[1]);
     free(order);
     free(labels);
     free(bk);

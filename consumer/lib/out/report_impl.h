@@ -13,6 +13,14 @@
 
 #define REPORT_SPARK 40 /* points in a table sparkline */
 
+/* The sampled stacks' data (Note [A bounded call tree] in
+ * report_samples.c): nodes under this share of a kind's total, and beyond
+ * the heaviest REPORT_SAMPLES_MAX_NODES, merge into an "other" per
+ * parent; the heaviest REPORT_SAMPLES_SITES sites. */
+#define REPORT_SAMPLES_MIN_SHARE 0.001
+#define REPORT_SAMPLES_MAX_NODES 2000
+#define REPORT_SAMPLES_SITES 50
+
 typedef struct report_out {
     FILE *f;
     /* The string dictionary: each distinct string once, referred to by
@@ -45,5 +53,21 @@ void report_sid(report_out *o, const char *s);
 void report_spark(FILE *f, const profile *p, const profile_band *b,
                   const size_t *bk, size_t n);
 void report_strings(report_out *o);
+/* The "samples" member (",\"samples\":{...}") when s has samples, else
+ * nothing. The trees it builds (keep[0] allocation, keep[1] time) hold
+ * the names the dictionary borrows: samples_tree_free them after
+ * report_strings. */
+void report_samples(report_out *o, const samples *s, samples_tree keep[2]);
+/* One row of the data's "tree": a kept node, or an "other" (name -1,
+ * other: how many of the parent's children it merges); the root is row 0
+ * (name -1, parent -1). */
+typedef struct report_samples_row {
+    int64_t name; /* in the tree's names */
+    long parent;  /* row */
+    uint64_t weight, count, other;
+} report_samples_row;
+/* The rows of t, bounded and in preorder (Note [A bounded call tree]),
+ * into *rows (malloc'd); returns how many, or -1 (memory). */
+long report_samples_rows(const samples_tree *t, report_samples_row **rows);
 
 #endif

@@ -15,7 +15,9 @@ static const char html_about[] =
     "of a .hp file: one self-contained HTML page (no network needed to view\n"
     "it) with the stacked area chart, normalized and per-band line charts,\n"
     "the heap pane, the run's facts, markers, and a searchable, sortable\n"
-    "table of every band (for -hi with its provenance).\n";
+    "table of every band (for -hi with its provenance); when the program\n"
+    "sampled its call stacks (+RTS --sample-alloc, --sample-time), a flame\n"
+    "graph of them and their top sites.\n";
 
 static const opt html_cmd_opts[] = {
     {.name = "output",
@@ -64,13 +66,20 @@ static int html_run(int argc, char **argv)
             output = defout;
         }
     }
+    int is_hp = profile_load_is_hp(input, ho.force_hp);
     profile *p = profile_new(&ho.popts);
+    /* the sampled call stacks, read in the same pass (not in a .hp) */
+    samples *sm = is_hp ? NULL : samples_new();
     int rc = CLI_EXIT_DATA;
-    if (!p) {
+    if (!p || (!is_hp && !sm)) {
         fprintf(stderr, "rtscope: out of memory\n");
     } else {
-        rc = profile_load(p, input, profile_load_is_hp(input, ho.force_hp),
-                          &ho.io);
+        profile_load_also also = {samples_sink, sm, samples_wanted};
+        rc = profile_load_with(p, input, is_hp, &ho.io, sm ? &also : NULL);
+    }
+    if (rc == CLI_EXIT_OK && sm && samples_finish(sm) != 0) {
+        fprintf(stderr, "rtscope: %s: out of memory\n", input);
+        rc = CLI_EXIT_DATA;
     }
     if (rc == CLI_EXIT_OK) {
         FILE *out = cli_open_output(output);
@@ -78,6 +87,7 @@ static int html_run(int argc, char **argv)
             rc = CLI_EXIT_USAGE;
         } else {
             ho.ropts.input = input;
+            ho.ropts.samples = sm;
             int w = json ? report_write_json(out, p, &ho.ropts)
                          : report_write_html(out, p, &ho.ropts);
             if (cli_close_output(out, output) != 0 || w != 0)
@@ -85,6 +95,7 @@ static int html_run(int argc, char **argv)
         }
     }
     profile_free(p);
+    samples_free(sm);
     html_opts_free(&ho);
     free(defout);
     return rc;

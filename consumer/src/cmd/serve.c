@@ -31,6 +31,7 @@
 #include "cli.h"
 #include "html_opts.h"
 #include "rtscope/base/grow.h"
+#include "rtscope/model/samples.h"
 
 #include <errno.h>
 #include <float.h>
@@ -138,6 +139,7 @@ const cli_command cli_cmd_serve = {
 static void serve_want(uint8_t *wanted)
 {
     profile_wanted(wanted);
+    samples_wanted(wanted);
 }
 
 /* A run begins: continue the timeline where the last run left it. */
@@ -180,6 +182,10 @@ static void serve_on_event(void *ctx, target *t, const el_event *ev,
         return;
     }
     const el_typetab *types = target_types(t);
+    /* the sampled stacks: no timeline, only what adds up (out of memory:
+     * the model says so, and stops taking samples) */
+    if (st->sm && (ev->type == EL_IPE || ev->type == EL_USER_BINARY_MSG))
+        (void)samples_take(st->sm, ev);
     if (st->offset_ns == 0) {
         profile_sink(st->p, ev, types);
         return;
@@ -244,8 +250,13 @@ static int serve_add(serve *sv, const char *spec, char *why, size_t why_len)
         st->sv = sv;
         st->id = sv->n;
         st->p = profile_new(&sv->popts);
+        st->sm = samples_new();
     }
-    if (!st || !st->p) {
+    if (!st || !st->p || !st->sm) {
+        if (st) {
+            profile_free(st->p);
+            samples_free(st->sm);
+        }
         free(st);
         snprintf(why, why_len, "out of memory");
         return -1;
@@ -255,6 +266,7 @@ static int serve_add(serve *sv, const char *spec, char *why, size_t why_len)
     st->t = target_new(spec, &to, why, why_len);
     if (!st->t) {
         profile_free(st->p);
+        samples_free(st->sm);
         free(st);
         return 1;
     }
@@ -381,6 +393,7 @@ static void serve_close(serve *sv)
     for (size_t i = 0; sv->tg && i < sv->n; i++) {
         target_free(sv->tg[i]->t);
         profile_free(sv->tg[i]->p);
+        samples_free(sv->tg[i]->sm);
         free(sv->tg[i]->json);
         free(sv->tg[i]);
     }

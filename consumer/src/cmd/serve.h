@@ -21,6 +21,8 @@ typedef struct serve_target {
     size_t id;
     target *t;
     profile *p;           /* every run of the target on one timeline */
+    samples *sm;          /* the sampled call stacks of every run (never
+                             finished: report_samples reads it as is) */
     int64_t offset_ns;    /* the current run's time 0 on that timeline */
     int64_t run_ended_ms; /* when the last run ended (monotonic), or 0 */
     uint64_t runs;        /* runs seen */

@@ -75,6 +75,7 @@ static char *serve_report(serve_target *st, int html, int live, size_t *len)
     report_opts ro = st->sv->ropts;
     ro.input = st->t->spec;
     ro.live = live ? live_json : NULL;
+    ro.samples = st->sm;
     FILE *f = open_memstream(&out, len);
     int rc = -1;
     if (f) {

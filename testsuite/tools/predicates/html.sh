@@ -109,3 +109,42 @@ streams_refused_at_least() { [ "$(streams_refused)" -ge "$1" ]; }
 
 # close_streams: end open_streams' curls
 close_streams() { xargs kill < streams.pids 2>/dev/null || true; }
+
+# check_stacks HTML SHOTS OUT NAME...: consumer/web/test/check-stacks.mjs opens the report HTML of an eventlog with
+# sampled stacks in headless Chromium (screenshots in SHOTS), measures the flame graph's boxes of each NAME, hovers,
+# zooms, switches to time, reads the sites table, and writes its account to OUT (shown on failure)
+check_stacks() {
+    local html=$1 shots=$2 out=$3
+    shift 3
+    node "$TOP/consumer/web/test/check-stacks.mjs" "$html" "$shots" "$@" > "$out" || { cat "$out" >&3; return 1; }
+}
+
+# stacks_share OUT NAME LO HI: check_stacks' OUT has NAME's share of the allocation samples (the page's data) between
+# LO and HI, its boxes drawn as wide as that within half a point, and one of them labelled NAME
+stacks_share() {
+    jq -e --arg n "$2" --argjson lo "$3" --argjson hi "$4" \
+        '.shares[$n] | .json >= $lo and .json <= $hi and (.drawn - .json) * (.drawn - .json) < 0.000025 and .labelled >= 1' "$1"
+}
+
+# stacks_tree_ok JSON: the "samples" member of `rtscope html --json` output JSON is a tree in preorder (each parent
+# row before its children), no child heavier than its parent, children summing to at most their parent, the root
+# the kind's total, bounded (at most 2 x max_nodes rows)
+stacks_tree_ok() {
+    jq -e '[.samples.alloc, .samples.time | select(. != null) | . as $k | .tree as $t | ($t.parent | length) as $n
+        | ($t.weight[0] == $k.weight) and ($n <= 2 * $k.max_nodes + 1)
+        and ([range(1; $n) | $t.parent[.] as $p | $p >= 0 and $p < . and $t.weight[.] <= $t.weight[$p]] | all)
+        and ([range(0; $n) as $i | [range(1; $n) | select($t.parent[.] == $i) | $t.weight[.]] | add // 0
+             | . <= $t.weight[$i]] | all)] | all' "$1"
+}
+
+# stacks_first_site OUT STATS NAME: the first row of check_stacks' sites table is NAME (a substring) and is the first
+# `alloc site` of `rtscope stats` output STATS, with the same bytes
+stacks_first_site() {
+    local first line
+    first=$(jq -r '.sites.first' "$1")
+    line=$(grep -m1 '^alloc site:' "$2")
+    echo "page: $first; stats: $line"
+    case "$first" in *"$3"*) ;; *) return 1 ;; esac
+    [ "${line##* samples }" = "$first" ] &&
+        [ "$(echo "$line" | awk '{print $4}')" = "$(jq -r '.sites.firstBytes' "$1")" ]
+}

@@ -275,6 +275,7 @@ Suite *hp_suite(void);            /* test_hp.c */
 Suite *strmap_suite(void);        /* test_strmap.c */
 Suite *profile_suite(void);       /* test_profile.c */
 Suite *samples_model_suite(void); /* test_samples.c */
+Suite *report_samples_suite(void); /* test_report_samples.c */
 
 int main(void)
 {
@@ -289,6 +290,7 @@ int main(void)
     srunner_add_suite(sr, strmap_suite());
     srunner_add_suite(sr, profile_suite());
     srunner_add_suite(sr, samples_model_suite());
+    srunner_add_suite(sr, report_samples_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

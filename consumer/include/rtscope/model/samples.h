@@ -1,7 +1,7 @@
 /* Sampled call stacks: the model of rtscope's time and allocation samples
  * (EL_TIME_SAMPLE, EL_ALLOC_SAMPLE: user binary messages, see
- * el_sample_kind_of; issue #44, docs/sampling.md) behind rtscope
- * pprof and rtscope stats.
+ * el_sample_kind_of; issue #44, docs/sampling.md) behind rtscope pprof,
+ * rtscope stats and the flame graph of rtscope html and serve.
  *
  * While events stream past, identical stacks (of one kind, frame for frame)
  * add up: weight, samples, late and truncated samples, and for allocation
@@ -17,6 +17,7 @@
 #define RTSCOPE_SAMPLES_H
 
 #include "rtscope/base/hmap.h"
+#include "rtscope/base/strtab.h"
 #include "rtscope/eventlog.h"
 #include "rtscope/model/ipe.h"
 
@@ -117,9 +118,51 @@ int samples_frame_is_rts(const ipe_entry *e);
 void samples_frame_name(const samples *s, uint64_t info, char *buf,
                         size_t size);
 
-/* The sites of kind k (after samples_finish): the stacks added up by
- * their innermost frame, heaviest first, in *out (malloc'd, the caller
- * frees it; NULL when there are none). Returns how many, or -1 (memory). */
+/* A frame's function, as pprof --stacks names it (Note [pprof functions
+ * of a sampled stack] in out/pprof_stacks.c): its binding,
+ * package:Module.binding (ipe_binding_name), else its -hi band name, else
+ * its address; address 0 is "(no stack)". */
+void samples_function_name(const samples *s, uint64_t info, char *buf,
+                           size_t size);
+
+/* The frames of a stack as samples_finish leaves them: the RTS's frames
+ * dropped, the innermost one kept when nothing else is. Into out (room
+ * for st->depth), innermost first; returns how many. The same frames
+ * before samples_finish (rtscope serve's model, never finished) as after
+ * it (where it changes nothing). */
+uint32_t samples_kept_frames(const samples *s, const samples_stack *st,
+                             uint64_t *out);
+
+/* The sites of kind k: the stacks added up by their innermost frame (of
+ * samples_kept_frames: before samples_finish too), heaviest first, in
+ * *out (malloc'd, the caller frees it; NULL when there are none). Returns
+ * how many, or -1 (memory). */
 long samples_sites(const samples *s, samples_kind k, samples_site **out);
+
+/* ---- the call tree (rtscope html's flame graph) -------------------------
+ *
+ * The stacks of one kind merged from the root (the outermost frame) down,
+ * frames as samples_kept_frames leaves them, each named by its function
+ * (samples_function_name): a node is a path of function names, its weight
+ * and samples those of every stack through it. Node 0 is the root (every
+ * stack; name -1); every other node's parent comes before it. */
+typedef struct samples_node {
+    uint64_t weight, count;
+    int64_t name;    /* in the tree's names, -1 for the root */
+    uint32_t parent; /* UINT32_MAX for the root */
+    uint32_t depth;  /* the root's is 0 */
+} samples_node;
+
+typedef struct samples_tree {
+    samples_node *nodes;
+    size_t n, cap;
+    strtab names; /* function names (owned copies) */
+    hmap index;   /* (parent, name) -> node */
+} samples_tree;
+
+/* Build the tree of kind k into t (zeroed first). Returns 0, or -1 when
+ * out of memory (t is then freed). Before or after samples_finish. */
+int samples_tree_build(const samples *s, samples_kind k, samples_tree *t);
+void samples_tree_free(samples_tree *t);
 
 #endif

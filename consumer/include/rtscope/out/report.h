@@ -6,6 +6,7 @@
 #define RTSCOPE_REPORT_H
 
 #include "rtscope/model/profile.h"
+#include "rtscope/model/samples.h"
 
 #include <stdio.h>
 
@@ -27,6 +28,10 @@ typedef struct report_opts {
      * the page may then connect to its own origin (Content-Security-Policy
      * connect-src 'self'); NULL: a report complete in itself */
     const char *live;
+    /* the sampled call stacks (samples.h, finished or not): the data's
+     * "samples" member and the page's flame graph and sites; NULL, or no
+     * samples in it: none */
+    const samples *samples;
 } report_opts;
 
 /* Parse a --sort value; returns 0 or -1. */
