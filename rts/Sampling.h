@@ -61,8 +61,9 @@ void exitSampling (void);
 /* From handle_tick (rts/Timer.c), on the ticker thread. */
 void samplingTick (void);
 
-/* From stg_returnToSched (StgStartup.cmm), after the thread's state is
- * saved and before threadPaused(): takes the samples due on cap. */
+/* Takes the samples due on cap, of tso, whose state is saved: from
+ * stg_returnToSched(ButFirst) (StgStartup.cmm), before threadPaused(), and
+ * from stg_gc_noregs at an allocation sample point. */
 void samplingStop (Capability *cap, StgTSO *tso);
 
 /* From the Cmm that opens a nursery block for compiled code (a full block
@@ -72,8 +73,9 @@ void samplingStop (Capability *cap, StgTSO *tso);
 StgWord samplingAllocLimit (Capability *cap, StgWord hplim);
 
 /* From stg_gc_noregs when a heap check failed with HpLim not 0: 1 if HpLim
- * was the sample point samplingAllocLimit() set (the thread then yields and
- * samplingStop() takes the sample), else 0. */
+ * was the sample point samplingAllocLimit() set (stg_gc_noregs then saves
+ * the thread's state, calls samplingStop() and retries the allocation),
+ * else 0. */
 StgWord samplingAllocCheck (Capability *cap, StgWord hplim, StgWord hpalloc);
 
 #include "EndPrivate.h"
