@@ -238,6 +238,12 @@ makeEntry(const StgInfoTable *info)
         infoSymbolNames(pr.binding, &bind_module, &bind_label);
         bind_pkg = infoSymbolPackage(pr.binding);
     }
+    // a frame in code of no binding we can tell: its module only
+    char *nb_module = NULL, *nb_label = NULL, *nb_pkg = NULL;
+    if (pr.binding == NULL && pr.neighbour != NULL) {
+        infoSymbolNames(pr.neighbour, &nb_module, &nb_label);
+        nb_pkg = infoSymbolPackage(pr.neighbour);
+    }
     if (pr.binder != NULL && isBlockLabel(pr.binder)) {
         stgFree(pr.binder);
         pr.binder = NULL;
@@ -255,10 +261,12 @@ makeEntry(const StgInfoTable *info)
                       : sym_label ? sym_label : con_name;
     const char *module = sym_module ? sym_module
                        : pr.module ? pr.module
-                       : bind_module ? bind_module : con_module;
+                       : bind_module ? bind_module
+                       : nb_module ? nb_module : con_module;
     char *ty = con_pkg_module;
     if (ty == NULL) {
-        ty = packageModule(sym_pkg ? sym_pkg : bind_pkg, module);
+        ty = packageModule(sym_pkg ? sym_pkg : bind_pkg ? bind_pkg : nb_pkg,
+                           module);
     } else {
         con_pkg_module = NULL;
     }
@@ -280,6 +288,7 @@ makeEntry(const StgInfoTable *info)
 
     freeIfSet(pr.table_name);
     freeIfSet(pr.binding);
+    freeIfSet(pr.neighbour);
     freeIfSet(pr.binder);
     freeIfSet(pr.module);
     freeIfSet(pr.srcloc);
@@ -289,6 +298,9 @@ makeEntry(const StgInfoTable *info)
     freeIfSet(bind_module);
     freeIfSet(bind_label);
     freeIfSet(bind_pkg);
+    freeIfSet(nb_module);
+    freeIfSet(nb_label);
+    freeIfSet(nb_pkg);
     freeIfSet(ty);
     freeIfSet(con_pkg_module);
     freeIfSet(con_module);

@@ -134,8 +134,11 @@
  *    binding rather than given a wrong one: sampled call stacks
  *    (rts/Sampling.c) count a caller's share as the share of stacks that
  *    hold its frames, and a worker's frame named after the binding that
- *    follows it would give that binding every caller's share. (A symbol
- *    without a size: the previous binding, as before sizes were read.)
+ *    follows it would give that binding every caller's share. Its module
+ *    is not in doubt when the bindings before and after it are of one
+ *    module (a module's code is one block of the section): the frame is
+ *    then named by that module alone. (A symbol without a size: the
+ *    previous binding, as before sizes were read.)
  *
  * Only symbols of Haskell code count as bindings (Module_f_info, not a
  * constructor's Module_C_con_info or Module_C_static_info, which are tables
@@ -704,6 +707,44 @@ sectionOf(const ProvObject *o, GElf_Addr a)
     return -1;
 }
 
+/* The length of a Z-encoded Haskell symbol's package and module prefix,
+ * "pkg_Module_" of "pkg_Module_label_info" ('_' only separates: Z-encoding
+ * writes a name's own underscores as "zu"), or 0. */
+static size_t
+modulePrefixLength(const char *sym)
+{
+    const char *last = strrchr(sym, '_');           // "_info"
+    if (last == NULL || last == sym) return 0;
+    const char *p = last - 1;
+    while (p > sym && *p != '_') p--;               // before the label
+    return *p == '_' ? (size_t) (p - sym) + 1 : 0;
+}
+
+/* A frame's table past the end of the previous binding's procedure (see
+ * the Note): the previous binding symbol, when the next one is of the same
+ * module, else NULL. `i` is the first symbol after the table. */
+static const char *
+moduleNeighbourOf(const ProvObject *o, GElf_Addr a, uint32_t i)
+{
+    int32_t sec = sectionOf(o, a);
+    if (sec < 0) return NULL;
+    const char *prev = NULL, *next = NULL;
+    for (uint32_t k = 1; k <= BINDING_SEARCH && k <= i && prev == NULL; k++) {
+        const ProvSymbol *s = &o->syms[i - k];
+        if (s->section != (uint32_t) sec) return NULL;
+        if (s->flags & SYM_BINDING) prev = s->name;
+    }
+    for (uint32_t k = 0; k < BINDING_SEARCH && i + k < o->n_syms && next == NULL; k++) {
+        const ProvSymbol *s = &o->syms[i + k];
+        if (s->section != (uint32_t) sec) return NULL;
+        if (s->flags & SYM_BINDING) next = s->name;
+    }
+    if (prev == NULL || next == NULL) return NULL;
+    size_t n = modulePrefixLength(prev);
+    return n > 0 && n == modulePrefixLength(next) && memcmp(prev, next, n) == 0
+               ? prev : NULL;
+}
+
 /* See Note [The binding that holds a table]. `i` is the first symbol after
  * the table. */
 static const char *
@@ -1038,7 +1079,12 @@ provenanceLookup(StgWord addr, bool frame, ProvenanceResult *out)
                           "unnamed bands are addresses only", o->path);
         }
         const char *b = bindingOf(o, a, i, frame);
-        if (b != NULL) out->binding = dupString(b);
+        if (b != NULL) {
+            out->binding = dupString(b);
+        } else if (frame) {
+            const char *n = moduleNeighbourOf(o, a, i);
+            if (n != NULL) out->neighbour = dupString(n);
+        }
     }
     dwarfLookup(o, a, out);
 }

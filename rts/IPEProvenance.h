@@ -19,6 +19,9 @@ typedef struct ProvenanceResult_ {
     char *binding;      /* no symbol of its own: the symbol of the top-level
                            binding whose code holds the table
                            (See Note [The binding that holds a table])      */
+    char *neighbour;    /* a frame's table in code of no binding we can
+                           tell (see the Note), between two bindings of one
+                           module: one of them, for the module only        */
     char *binder;       /* DWARF: the Haskell binder of the code (-g)      */
     char *module;       /* Haskell module of the compile unit (DWARF)      */
     char *srcloc;       /* "file:line:col-col" (DWARF source note)         */
