@@ -66,6 +66,12 @@ currentStream(void)
     return __atomic_load_n(&ipe_stream, __ATOMIC_ACQUIRE);
 }
 
+StgWord
+ipeCurrentStream(void)
+{
+    return currentStream();
+}
+
 #if defined(THREADED_RTS)
 static Mutex ipe_lock;
 

@@ -29,6 +29,12 @@ void ipeStart(void);
  * See Note [IPE events: once per stream, before first use] */
 void ipeTraceForSample(const StgInfoTable *itbl);
 
+/* The current eventlog stream's number: a table given to
+ * ipeTraceForSample() has been posted in this stream for as long as the
+ * number stays the same (for callers that remember which they gave, as
+ * the sampler does per capability: rts/Sampling.c). */
+StgWord ipeCurrentStream(void);
+
 /* A new eventlog stream has begun (called when the eventlog header is
  * posted): every table will be posted again before its next use. */
 void ipeEventlogRestarted(void);
