@@ -127,7 +127,7 @@ typedef struct {
     char *text;              // the message being written (sampleTextSize)
     // the tables this capability has given ipeTraceForSample() in stream
     // `posted_stream`, direct-mapped: Note [The frames' IPE events]
-    const StgInfoTable **posted;
+    StgWord *posted;
     StgWord posted_stream;
 } SampleCap;
 
@@ -432,13 +432,13 @@ traceFrame (SampleCap *s, const StgInfoTable *name)
 {
     StgWord stream = ipeCurrentStream();
     if (s->posted_stream != stream) {
-        memset(s->posted, 0, sizeof(s->posted[0]) * POSTED_SLOTS);
+        memset(s->posted, 0, sizeof(StgWord) * POSTED_SLOTS);
         s->posted_stream = stream;
     }
     StgWord h = ((StgWord) name >> 3) % POSTED_SLOTS;
-    if (s->posted[h] == name) return;
+    if (s->posted[h] == (StgWord) name) return;
     ipeTraceForSample(name);
-    s->posted[h] = name;
+    s->posted[h] = (StgWord) name;
 }
 
 static uint32_t
@@ -509,9 +509,9 @@ postSample (SampleCap *s, Capability *cap, StgTSO *tso, bool alloc,
         s->frames = stgMallocBytes(sizeof(StgWord64) * sampling_config.depth,
                                    "postSample");
         s->text = stgMallocBytes(sampleTextSize(), "postSample");
-        s->posted = stgMallocBytes(sizeof(s->posted[0]) * POSTED_SLOTS,
+        s->posted = stgMallocBytes(sizeof(StgWord) * POSTED_SLOTS,
                                    "postSample");
-        memset(s->posted, 0, sizeof(s->posted[0]) * POSTED_SLOTS);
+        memset(s->posted, 0, sizeof(StgWord) * POSTED_SLOTS);
         s->posted_stream = ipeCurrentStream();
     }
     char *buf = s->text;
