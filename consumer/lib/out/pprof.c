@@ -243,11 +243,8 @@ static int pprof_encode_samples(pprof_build *b, const pprof_meta *m, size_t nv,
     for (size_t i = 0; i < b->nsamples; i++)
         if (b->samples[i].band && b->samples[i].band->nccs > maxdepth)
             maxdepth = b->samples[i].band->nccs;
-    g->samples = calloc(b->nsamples + 1, sizeof(*g->samples));
-    g->samplep = calloc(b->nsamples + 1, sizeof(RtscopePprof__Sample *));
-    g->locids = calloc((b->nsamples + 1) * maxdepth, sizeof(*g->locids));
-    g->values = calloc((b->nsamples + 1) * nv, sizeof(*g->values));
-    if (!g->samples || !g->samplep || !g->locids || !g->values)
+    if (pprof_msgs_alloc(g, b->nsamples, (b->nsamples + 1) * maxdepth,
+                         (b->nsamples + 1) * nv) != 0)
         return -1;
     size_t ns = 0;
     for (size_t i = 0; i < b->nsamples; i++) {
@@ -319,6 +316,16 @@ int pprof_pack(FILE *f, const RtscopePprof__Profile *prof, int *packed)
     int rc = pprof_gzip(f, buf, len);
     free(buf);
     return rc;
+}
+
+int pprof_msgs_alloc(pprof_msgs *g, size_t nsamples, size_t nlocids,
+                     size_t nvalues)
+{
+    g->samples = calloc(nsamples + 1, sizeof(*g->samples));
+    g->samplep = calloc(nsamples + 1, sizeof(RtscopePprof__Sample *));
+    g->locids = calloc(nlocids, sizeof(*g->locids));
+    g->values = calloc(nvalues, sizeof(*g->values));
+    return g->samples && g->samplep && g->locids && g->values ? 0 : -1;
 }
 
 int pprof_pack_built(FILE *f, RtscopePprof__Profile *prof, const pprof_build *b,

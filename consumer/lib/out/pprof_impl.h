@@ -62,6 +62,11 @@ void pprof_span(const char *span, size_t *file_len, int64_t *line);
 /* The functions, one location each, with the same id. -1: no memory. */
 int pprof_encode_functions(const pprof_build *b, pprof_msgs *g);
 void pprof_msgs_free(pprof_msgs *g);
+/* The arrays of g for nsamples samples (one more, zeroed), nlocids
+ * location ids and nvalues values (pprof_msgs_free frees them too). -1
+ * when out of memory. */
+int pprof_msgs_alloc(pprof_msgs *g, size_t nsamples, size_t nlocids,
+                     size_t nvalues);
 /* Pack prof and write it gzipped to f; *packed says whether it got as far
  * as writing (a failure before is one of memory). */
 int pprof_pack(FILE *f, const RtscopePprof__Profile *prof, int *packed);

@@ -60,11 +60,8 @@ static int stacks_encode_samples(pprof_build *b, const samples *s,
     size_t nlocs = 0;
     for (size_t i = 0; i < s->nstacks; i++)
         nlocs += s->stacks[i].depth ? s->stacks[i].depth : 1;
-    g->samples = calloc(s->nstacks + 1, sizeof(*g->samples));
-    g->samplep = calloc(s->nstacks + 1, sizeof(RtscopePprof__Sample *));
-    g->locids = calloc(nlocs + 1, sizeof(*g->locids));
-    g->values = calloc((s->nstacks + 1) * STACKS_NVALUES, sizeof(*g->values));
-    if (!g->samples || !g->samplep || !g->locids || !g->values)
+    if (pprof_msgs_alloc(g, s->nstacks, nlocs + 1,
+                         (s->nstacks + 1) * STACKS_NVALUES) != 0)
         return -1;
     size_t at = 0;
     for (size_t i = 0; i < s->nstacks; i++) {

@@ -11,6 +11,7 @@
 #include "report_impl.h"
 #include "rtscope/model/samples.h"
 #include "rtscope/out/report.h"
+#include "samples_fixture.h"
 
 #include <check.h>
 #include <inttypes.h>
@@ -20,52 +21,15 @@
 
 Suite *report_samples_suite(void);
 
-static void take_ipe(samples *s, uint64_t info, const char *table,
-                     const char *ct, const char *ty, const char *label,
-                     const char *module, const char *srcloc)
-{
-    el_event ev;
-    memset(&ev, 0, sizeof(ev));
-    ev.type = EL_IPE;
-    ev.known = 1;
-    ev.u.ipe.info = info;
-    ev.u.ipe.table_name = (el_str){table, strlen(table)};
-    ev.u.ipe.closure_desc = (el_str){ct, strlen(ct)};
-    ev.u.ipe.ty_desc = (el_str){ty, strlen(ty)};
-    ev.u.ipe.label = (el_str){label, strlen(label)};
-    ev.u.ipe.module = (el_str){module, strlen(module)};
-    ev.u.ipe.srcloc = (el_str){srcloc, strlen(srcloc)};
-    ck_assert_int_eq(samples_take(s, &ev), 0);
-}
-
-/* A sample as the decoder gives it (frames innermost first). */
-static void take_sample(samples *s, el_sample_kind kind, uint64_t weight,
-                        uint16_t depth, const uint64_t *frames)
-{
-    char text[17 * 16 + 1];
-    size_t len = 0;
-    ck_assert_uint_le(depth, 16);
-    for (unsigned i = 0; i < depth; i++)
-        len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%" PRIx64,
-                                i ? " " : "", frames[i]);
-    el_event ev;
-    memset(&ev, 0, sizeof(ev));
-    ev.type = EL_USER_BINARY_MSG;
-    ev.known = 1;
-    ev.ts = 1000;
-    ev.u.binary.data = (el_str){text, len};
-    ev.u.binary.sample = (uint8_t)kind;
-    ev.u.binary.stack.weight = weight;
-    ev.u.binary.stack.thread = 1;
-    ev.u.binary.stack.size = 16;
-    ev.u.binary.stack.depth = depth;
-    ev.u.binary.stack.frames = text;
-    ck_assert_int_eq(samples_take(s, &ev), 0);
-}
-
-enum { MAIN = 0x401000, CALLER_A = 0x402000, CALLER_B = 0x403000,
-       WORKER = 0x404000, WORKER_RET = 0x405000, UPD = 0x406000,
-       NOWHERE = 0x777000 };
+enum {
+    MAIN = 0x401000,
+    CALLER_A = 0x402000,
+    CALLER_B = 0x403000,
+    WORKER = 0x404000,
+    WORKER_RET = 0x405000,
+    UPD = 0x406000,
+    NOWHERE = 0x777000
+};
 
 /* SampleCallers in small: main calls callerA and callerB, both call the
  * worker (two tables of one binding: its function and a return frame);
@@ -75,30 +39,30 @@ static samples *callers(void)
 {
     samples *s = samples_new();
     ck_assert_ptr_nonnull(s);
-    take_ipe(s, MAIN, "Main_main_info", "14", "main:Main", "main", "Main",
-             "Main.hs:20:1-30");
-    take_ipe(s, CALLER_A, "Main_callerA_info", "14", "main:Main", "callerA",
-             "Main", "Main.hs:10:1-20");
-    take_ipe(s, CALLER_B, "Main_callerB_info", "14", "main:Main", "callerB",
-             "Main", "Main.hs:12:1-20");
-    take_ipe(s, WORKER, "GHC_Show_itos_info", "14", "base:GHC.Show", "itos",
-             "GHC.Show", "");
-    take_ipe(s, WORKER_RET, "c1_info", "30", "base:GHC.Show", "itos",
-             "GHC.Show", "");
-    take_ipe(s, UPD, "stg_upd_frame_info", "33", "", "", "", "");
+    fx_take_ipe(s, MAIN, "Main_main_info", "14", "main:Main", "main", "Main",
+                "Main.hs:20:1-30");
+    fx_take_ipe(s, CALLER_A, "Main_callerA_info", "14", "main:Main", "callerA",
+                "Main", "Main.hs:10:1-20");
+    fx_take_ipe(s, CALLER_B, "Main_callerB_info", "14", "main:Main", "callerB",
+                "Main", "Main.hs:12:1-20");
+    fx_take_ipe(s, WORKER, "GHC_Show_itos_info", "14", "base:GHC.Show", "itos",
+                "GHC.Show", "");
+    fx_take_ipe(s, WORKER_RET, "c1_info", "30", "base:GHC.Show", "itos",
+                "GHC.Show", "");
+    fx_take_ipe(s, UPD, "stg_upd_frame_info", "33", "", "", "", "");
     static const uint64_t a1[] = {WORKER, UPD, CALLER_A, MAIN};
     static const uint64_t a2[] = {WORKER_RET, CALLER_A, UPD, MAIN};
     static const uint64_t b1[] = {WORKER, CALLER_B, MAIN};
     static const uint64_t lost[] = {NOWHERE, MAIN};
     for (int i = 0; i < 5; i++)
-        take_sample(s, EL_ALLOC_SAMPLE, 1000, 4, a1);
+        fx_take_sample(s, EL_ALLOC_SAMPLE, 1000, 16, 0, 4, a1);
     for (int i = 0; i < 2; i++)
-        take_sample(s, EL_ALLOC_SAMPLE, 1000, 4, a2);
+        fx_take_sample(s, EL_ALLOC_SAMPLE, 1000, 16, 0, 4, a2);
     for (int i = 0; i < 2; i++)
-        take_sample(s, EL_ALLOC_SAMPLE, 1000, 3, b1);
-    take_sample(s, EL_ALLOC_SAMPLE, 1000, 2, lost);
-    take_sample(s, EL_TIME_SAMPLE, 10000000, 3, b1);
-    take_sample(s, EL_TIME_SAMPLE, 10000000, 0, NULL);
+        fx_take_sample(s, EL_ALLOC_SAMPLE, 1000, 16, 0, 3, b1);
+    fx_take_sample(s, EL_ALLOC_SAMPLE, 1000, 16, 0, 2, lost);
+    fx_take_sample(s, EL_TIME_SAMPLE, 10000000, 16, 0, 3, b1);
+    fx_take_sample(s, EL_TIME_SAMPLE, 10000000, 16, 0, 0, NULL);
     return s;
 }
 
@@ -239,8 +203,8 @@ START_TEST(rows_small_tree_whole)
     ck_assert_int_eq(check_rows(&t, r, n), 0);
     /* preorder: root, main, callerA, itos, callerB, itos, 0x777000 */
     static const char *const order[] = {
-        "main:Main.main",     "main:Main.callerA", "base:GHC.Show.itos",
-        "main:Main.callerB",  "base:GHC.Show.itos", "0x777000"};
+        "main:Main.main",    "main:Main.callerA",  "base:GHC.Show.itos",
+        "main:Main.callerB", "base:GHC.Show.itos", "0x777000"};
     for (long i = 1; i < n; i++)
         ck_assert_str_eq(t.names.s[r[i].name], order[i - 1]);
     ck_assert_int_eq(r[3].parent, 2);
@@ -259,22 +223,22 @@ START_TEST(rows_bounded)
 {
     samples *s = samples_new();
     ck_assert_ptr_nonnull(s);
-    take_ipe(s, MAIN, "Main_main_info", "14", "main:Main", "main", "Main",
-             "");
+    fx_take_ipe(s, MAIN, "Main_main_info", "14", "main:Main", "main", "Main",
+                "");
     char label[32];
     uint64_t total = 0;
     for (uint64_t f = 0; f < 100; f++) {
         snprintf(label, sizeof(label), "f%" PRIu64, f);
-        take_ipe(s, 0x500000 + f * 16, "t", "14", "main:Main", label, "Main",
-                 "");
+        fx_take_ipe(s, 0x500000 + f * 16, "t", "14", "main:Main", label, "Main",
+                    "");
         for (uint64_t g = 0; g < 40; g++) {
             snprintf(label, sizeof(label), "g%" PRIu64 "_%" PRIu64, f, g);
-            take_ipe(s, 0x600000 + (f * 40 + g) * 16, "t", "14", "main:Main",
-                     label, "Main", "");
+            fx_take_ipe(s, 0x600000 + (f * 40 + g) * 16, "t", "14", "main:Main",
+                        label, "Main", "");
             uint64_t frames[] = {0x600000 + (f * 40 + g) * 16,
                                  0x500000 + f * 16, MAIN};
             uint64_t w = f == 0 ? 1000000 : 1 + g;
-            take_sample(s, EL_ALLOC_SAMPLE, w, 3, frames);
+            fx_take_sample(s, EL_ALLOC_SAMPLE, w, 16, 0, 3, frames);
             total += w;
         }
     }
@@ -309,7 +273,7 @@ START_TEST(rows_capped_by_count)
     for (uint64_t f = 0; f < 900; f++) {
         uint64_t frames[] = {0xb00000 + f * 16, 0xa00000 + f * 16,
                              0x900000 + f * 16, MAIN};
-        take_sample(s, EL_ALLOC_SAMPLE, 10000 + f, 4, frames);
+        fx_take_sample(s, EL_ALLOC_SAMPLE, 10000 + f, 16, 0, 4, frames);
     }
     ck_assert_int_eq(samples_finish(s), 0);
     samples_tree t;
@@ -335,8 +299,8 @@ START_TEST(json_member)
 {
     samples *s = callers();
     /* a hostile name: the binary's strings are untrusted */
-    take_ipe(s, NOWHERE, "x", "14", "main:Main", "</script><b>\"x\"", "Main",
-             "");
+    fx_take_ipe(s, NOWHERE, "x", "14", "main:Main", "</script><b>\"x\"", "Main",
+                "");
     ck_assert_int_eq(samples_finish(s), 0);
     profile_opts po;
     memset(&po, 0, sizeof(po));
@@ -373,8 +337,8 @@ START_TEST(json_member)
                                       "\"samples\":[7,2,1]}"));
     ck_assert_ptr_nonnull(strstr(buf, "\"FUN base:GHC.Show.itos\""));
     ck_assert_ptr_nonnull(strstr(buf, "\"time\":{\"unit\":\"ns\""));
-    ck_assert_ptr_nonnull(
-        strstr(buf, "\"main:Main.\\u003c/script\\u003e\\u003cb\\u003e\\\"x\\\"\""));
+    ck_assert_ptr_nonnull(strstr(
+        buf, "\"main:Main.\\u003c/script\\u003e\\u003cb\\u003e\\\"x\\\"\""));
     ck_assert_ptr_null(strstr(buf, "</script>"));
     free(buf);
     profile_free(p);

@@ -11,6 +11,7 @@
 
 #include "pprof.pb-c.h"
 #include "pprof_unpack.h"
+#include "samples_fixture.h"
 
 #include <check.h>
 #include <inttypes.h>
@@ -20,53 +21,6 @@
 #include <zlib.h>
 
 Suite *samples_model_suite(void);
-
-static void take_ipe(samples *s, uint64_t info, const char *table,
-                     const char *ct, const char *ty, const char *label,
-                     const char *module, const char *srcloc)
-{
-    el_event ev;
-    memset(&ev, 0, sizeof(ev));
-    ev.type = EL_IPE;
-    ev.known = 1;
-    ev.u.ipe.info = info;
-    ev.u.ipe.table_name = (el_str){table, strlen(table)};
-    ev.u.ipe.closure_desc = (el_str){ct, strlen(ct)};
-    ev.u.ipe.ty_desc = (el_str){ty, strlen(ty)};
-    ev.u.ipe.label = (el_str){label, strlen(label)};
-    ev.u.ipe.module = (el_str){module, strlen(module)};
-    ev.u.ipe.srcloc = (el_str){srcloc, strlen(srcloc)};
-    ck_assert_int_eq(samples_take(s, &ev), 0);
-}
-
-/* A sample as the decoder gives it: a user binary message of that kind
- * (EL_TIME_SAMPLE, EL_ALLOC_SAMPLE; EL_SAMPLE_NONE: another tool's), its
- * frames as their text (Note [rtscope's samples] in event.c). */
-static void take_sample(samples *s, el_sample_kind kind, uint64_t weight,
-                        uint32_t size, uint16_t flags, uint16_t depth,
-                        const uint64_t *frames)
-{
-    char text[17 * 16 + 1];
-    size_t len = 0;
-    ck_assert_uint_le(depth, 16);
-    for (unsigned i = 0; i < depth; i++)
-        len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%" PRIx64,
-                                i ? " " : "", frames[i]);
-    el_event ev;
-    memset(&ev, 0, sizeof(ev));
-    ev.type = EL_USER_BINARY_MSG;
-    ev.known = 1;
-    ev.ts = 1000;
-    ev.u.binary.data = (el_str){text, len};
-    ev.u.binary.sample = (uint8_t)kind;
-    ev.u.binary.stack.weight = weight;
-    ev.u.binary.stack.thread = 1;
-    ev.u.binary.stack.size = size;
-    ev.u.binary.stack.flags = flags;
-    ev.u.binary.stack.depth = depth;
-    ev.u.binary.stack.frames = text;
-    ck_assert_int_eq(samples_take(s, &ev), 0);
-}
 
 enum {
     GO = 0x401000,
@@ -83,31 +37,32 @@ static samples *run(void)
 {
     samples *s = samples_new();
     ck_assert_ptr_nonnull(s);
-    take_ipe(s, GO, "Main_go_info", "14", "main:Main", "go", "Main",
-             "Main.hs:3:1-20");
-    take_ipe(s, WORK, "Main_work_info", "14", "main:Main", "work", "Main",
-             "Main.hs:10:5-30");
-    take_ipe(s, THUNK, "sat_s3ki_info", "15", "main:Main", "work", "Main",
-             "Main.hs:(11,7)-(12,9)");
-    take_ipe(s, UPD, "stg_upd_frame_info", "33", "", "", "", "");
-    take_ipe(s, CATCH, "catch_frame_x", "34", "rts-1.0.2:GHC.Rts", "catch",
-             "GHC.Rts", "");
+    fx_take_ipe(s, GO, "Main_go_info", "14", "main:Main", "go", "Main",
+                "Main.hs:3:1-20");
+    fx_take_ipe(s, WORK, "Main_work_info", "14", "main:Main", "work", "Main",
+                "Main.hs:10:5-30");
+    fx_take_ipe(s, THUNK, "sat_s3ki_info", "15", "main:Main", "work", "Main",
+                "Main.hs:(11,7)-(12,9)");
+    fx_take_ipe(s, UPD, "stg_upd_frame_info", "33", "", "", "", "");
+    fx_take_ipe(s, CATCH, "catch_frame_x", "34", "rts-1.0.2:GHC.Rts", "catch",
+                "GHC.Rts", "");
     static const uint64_t with_rts[] = {THUNK, UPD, WORK, CATCH, GO};
     static const uint64_t without[] = {THUNK, WORK, GO};
     static const uint64_t only_rts[] = {UPD, CATCH};
     static const uint64_t unknown[] = {NOWHERE, GO};
     static const uint64_t work[] = {WORK, GO};
     for (int i = 0; i < 4; i++) /* 4 x 1000 bytes of 40-byte objects */
-        take_sample(s, EL_ALLOC_SAMPLE, 1000, 40, i == 0 ? EL_SAMPLE_LATE : 0,
-                    5, with_rts);
-    take_sample(s, EL_ALLOC_SAMPLE, 1000, 10, 0, 3, without);
-    take_sample(s, EL_ALLOC_SAMPLE, 1000, 0, EL_SAMPLE_TRUNCATED, 2, only_rts);
-    take_sample(s, EL_ALLOC_SAMPLE, 1000, 1000, 0, 2, unknown);
+        fx_take_sample(s, EL_ALLOC_SAMPLE, 1000, 40,
+                       i == 0 ? EL_SAMPLE_LATE : 0, 5, with_rts);
+    fx_take_sample(s, EL_ALLOC_SAMPLE, 1000, 10, 0, 3, without);
+    fx_take_sample(s, EL_ALLOC_SAMPLE, 1000, 0, EL_SAMPLE_TRUNCATED, 2,
+                   only_rts);
+    fx_take_sample(s, EL_ALLOC_SAMPLE, 1000, 1000, 0, 2, unknown);
     for (int i = 0; i < 3; i++)
-        take_sample(s, EL_TIME_SAMPLE, 10000000, 0, 0, 2, work);
-    take_sample(s, EL_TIME_SAMPLE, 10000000, 0, 0, 0, NULL);
+        fx_take_sample(s, EL_TIME_SAMPLE, 10000000, 0, 0, 2, work);
+    fx_take_sample(s, EL_TIME_SAMPLE, 10000000, 0, 0, 0, NULL);
     /* another tool's binary message: not a sample */
-    take_sample(s, EL_SAMPLE_NONE, 5000, 0, 0, 2, work);
+    fx_take_sample(s, EL_SAMPLE_NONE, 5000, 0, 0, 2, work);
     ck_assert_int_eq(samples_finish(s), 0);
     return s;
 }
@@ -267,7 +222,7 @@ START_TEST(pprof_of_stacks)
     /* time samples only: cpu is the default */
     s = samples_new();
     static const uint64_t one[] = {GO};
-    take_sample(s, EL_TIME_SAMPLE, 10000000, 0, 0, 1, one);
+    fx_take_sample(s, EL_TIME_SAMPLE, 10000000, 0, 0, 1, one);
     ck_assert_int_eq(samples_finish(s), 0);
     pr = write_and_read(s);
     ck_assert_str_eq(STR(pr, pr->default_sample_type), "cpu");
