@@ -318,6 +318,15 @@ int pprof_pack(FILE *f, const RtscopePprof__Profile *prof, int *packed)
     return rc;
 }
 
+void pprof_build_free(pprof_build *b)
+{
+    free(b->fns);
+    free(b->samples);
+    strtab_free(&b->strings);
+    strtab_free(&b->fn_keys);
+    strtab_free(&b->sample_names);
+}
+
 int pprof_msgs_alloc(pprof_msgs *g, size_t nsamples, size_t nlocids,
                      size_t nvalues)
 {
@@ -395,11 +404,7 @@ out:
     if (rc != 0 && !packed)
         errno = ENOMEM;
     pprof_msgs_free(&g);
-    free(b.fns);
-    free(b.samples);
-    strtab_free(&b.strings);
-    strtab_free(&b.fn_keys);
-    strtab_free(&b.sample_names);
+    pprof_build_free(&b);
     return rc;
 }
 

@@ -62,6 +62,8 @@ void pprof_span(const char *span, size_t *file_len, int64_t *line);
 /* The functions, one location each, with the same id. -1: no memory. */
 int pprof_encode_functions(const pprof_build *b, pprof_msgs *g);
 void pprof_msgs_free(pprof_msgs *g);
+/* What b holds (a zeroed build's unused parts are fine). */
+void pprof_build_free(pprof_build *b);
 /* The arrays of g for nsamples samples (one more, zeroed), nlocids
  * location ids and nvalues values (pprof_msgs_free frees them too). -1
  * when out of memory. */

@@ -150,8 +150,6 @@ out:
     if (rc != 0 && !packed)
         errno = ENOMEM;
     pprof_msgs_free(&g);
-    free(b.fns);
-    strtab_free(&b.strings);
-    strtab_free(&b.fn_keys);
+    pprof_build_free(&b);
     return rc;
 }
