@@ -720,6 +720,21 @@ modulePrefixLength(const char *sym)
     return *p == '_' ? (size_t) (p - sym) + 1 : 0;
 }
 
+/* The nearest binding symbol of section `sec` before the table (back) or
+ * from it on (!back), among BINDING_SEARCH symbols, or NULL. `i` is the
+ * first symbol after the table. */
+static const ProvSymbol *
+nearBinding(const ProvObject *o, int32_t sec, uint32_t i, bool back)
+{
+    for (uint32_t k = 0; k < BINDING_SEARCH; k++) {
+        if (back ? k >= i : i + k >= o->n_syms) return NULL;
+        const ProvSymbol *s = &o->syms[back ? i - k - 1 : i + k];
+        if (s->section != (uint32_t) sec) return NULL;
+        if (s->flags & SYM_BINDING) return s;
+    }
+    return NULL;
+}
+
 /* A frame's table past the end of the previous binding's procedure (see
  * the Note): the previous binding symbol, when the next one is of the same
  * module, else NULL. `i` is the first symbol after the table. */
@@ -728,21 +743,13 @@ moduleNeighbourOf(const ProvObject *o, GElf_Addr a, uint32_t i)
 {
     int32_t sec = sectionOf(o, a);
     if (sec < 0) return NULL;
-    const char *prev = NULL, *next = NULL;
-    for (uint32_t k = 1; k <= BINDING_SEARCH && k <= i && prev == NULL; k++) {
-        const ProvSymbol *s = &o->syms[i - k];
-        if (s->section != (uint32_t) sec) return NULL;
-        if (s->flags & SYM_BINDING) prev = s->name;
-    }
-    for (uint32_t k = 0; k < BINDING_SEARCH && i + k < o->n_syms && next == NULL; k++) {
-        const ProvSymbol *s = &o->syms[i + k];
-        if (s->section != (uint32_t) sec) return NULL;
-        if (s->flags & SYM_BINDING) next = s->name;
-    }
+    const ProvSymbol *prev = nearBinding(o, sec, i, true);
+    const ProvSymbol *next = nearBinding(o, sec, i, false);
     if (prev == NULL || next == NULL) return NULL;
-    size_t n = modulePrefixLength(prev);
-    return n > 0 && n == modulePrefixLength(next) && memcmp(prev, next, n) == 0
-               ? prev : NULL;
+    size_t n = modulePrefixLength(prev->name);
+    return n > 0 && n == modulePrefixLength(next->name)
+                   && memcmp(prev->name, next->name, n) == 0
+               ? prev->name : NULL;
 }
 
 /* See Note [The binding that holds a table]. `i` is the first symbol after
@@ -752,23 +759,11 @@ bindingOf(const ProvObject *o, GElf_Addr a, uint32_t i, bool frame)
 {
     int32_t sec = sectionOf(o, a);
     if (sec < 0) return NULL;
-    if (!frame) {
-        for (uint32_t k = 0; k < BINDING_SEARCH && i + k < o->n_syms; k++) {
-            const ProvSymbol *s = &o->syms[i + k];
-            if (s->section != (uint32_t) sec) return NULL;
-            if (s->flags & SYM_BINDING) return s->name;
-        }
-    } else {
-        for (uint32_t k = 1; k <= BINDING_SEARCH && k <= i; k++) {
-            const ProvSymbol *s = &o->syms[i - k];
-            if (s->section != (uint32_t) sec) break;
-            if (!(s->flags & SYM_BINDING)) continue;
-            if (s->size == 0 || a < s->addr + s->size) return s->name;
-            // past the end of its procedure: see the Note
-            return NULL;
-        }
-    }
-    return NULL;
+    const ProvSymbol *s = nearBinding(o, sec, i, frame);
+    if (s == NULL) return NULL;
+    // a frame past the end of its procedure: see the Note
+    if (frame && s->size != 0 && a >= s->addr + s->size) return NULL;
+    return s->name;
 }
 
 /* -----------------------------------------------------------------------------
