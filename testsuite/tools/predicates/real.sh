@@ -23,8 +23,8 @@ census_runs_side_by_side() {
     local s=$1 i
     shift
     for i in 0 1 2; do
-        "$s" "$@" +RTS -hT -l -i0.02 -ols$i.eventlog -ss$i.s -RTS > /dev/null 2>&1 || { echo "stock run $i failed" >&3; return 1; }
-        [ $i = 0 ] || "$EXE" "$@" +RTS -hT -l -i0.02 -olp$i.eventlog -sp$i.s -RTS > /dev/null 2>&1 || { echo "run $i failed" >&3; return 1; }
+        $ENTER "$s" "$@" +RTS -hT -l -i0.02 -ols$i.eventlog -ss$i.s -RTS > /dev/null 2>&1 || { echo "stock run $i failed" >&3; return 1; }
+        [ $i = 0 ] || $ENTER "$EXE" "$@" +RTS -hT -l -i0.02 -olp$i.eventlog -sp$i.s -RTS > /dev/null 2>&1 || { echo "run $i failed" >&3; return 1; }
     done
     cp "$EVENTLOG" p0.eventlog
 }
@@ -48,4 +48,17 @@ top_modules_include() {
     for r in "$@"; do
         head -"$n" "$f" | cut -f6 | grep -E "$r" >/dev/null || { echo "no module matching $r among the $n biggest bands" >&2; return 1; }
     done
+}
+
+# stock_hi_coverage ARGS...: on 9.6, what stock GHC's RTS names with -hi of the case's program (ARGS its arguments):
+# `hi-check coverage`'s smallest share of a census's non-RTS bytes in named tables, printed (nothing asserted: the
+# record of what a user has without rtscope; Debian's libraries have no -finfo-table-map). Nothing on 9.0, which
+# has no IPE.
+stock_hi_coverage() {
+    [ "$TIER" = 9.6 ] || return 0
+    local s
+    s=$(stock_exe -O)
+    $ENTER "$s" "$@" +RTS -hi -l -i0.05 -olstock.eventlog -RTS > /dev/null 2>&1
+    hi_check coverage stock.eventlog 2> /dev/null > stock-cov.txt || true
+    echo "stock 9.6 -hi, smallest named share of a census: $(sed -n 's/^min //p' stock-cov.txt)%"
 }
