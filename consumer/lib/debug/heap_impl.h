@@ -118,6 +118,22 @@ static inline int ptrvec_push(ptrvec *p, uint64_t x)
     return 0;
 }
 
+/* The info pointers a record holds, onto out: its own and its frames'
+ * (the words its pointer map marks DEBUG_STUB_WORD_FRAME). -1 when out of
+ * memory. */
+static inline int clo_rec_infos(const clo_rec *r, ptrvec *out)
+{
+    if (!r->size)
+        return 0;
+    if (ptrvec_push(out, dbg_rdptr(r->mem)) != 0)
+        return -1;
+    for (uint32_t k = 0; k < r->nmap; k++)
+        if (r->map[k] == DEBUG_STUB_WORD_FRAME &&
+            ptrvec_push(out, dbg_rdptr(r->mem + (size_t)k * WORD)) != 0)
+            return -1;
+    return 0;
+}
+
 /* Where a closure is and whence it was reached. */
 typedef struct decode_at {
     uint64_t addr, parent;

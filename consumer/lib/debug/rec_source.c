@@ -114,6 +114,13 @@ static void rec_walk_begins(void *src)
         s->ops->walk_begins(s->src);
 }
 
+static const uint64_t *rec_ahead_infos(void *src, size_t *n)
+{
+    rec_source *s = src;
+    *n = 0;
+    return s->ops->ahead_infos ? s->ops->ahead_infos(s->src, n) : NULL;
+}
+
 static const dbg_source_ops rec_ops = {
     .name = "recording",
     .roots = rec_roots,
@@ -125,6 +132,7 @@ static const dbg_source_ops rec_ops = {
     .error = rec_error,
     .dead = rec_dead,
     .walk_begins = rec_walk_begins,
+    .ahead_infos = rec_ahead_infos,
 };
 
 /* dbg_heap.src_free while recording: the inner source too. */

@@ -17,6 +17,8 @@
 typedef struct ahead_cache {
     hmap index; /* addr -> offset in buf + 1 */
     dbg_buf buf;
+    ptrvec infos;  /* their info pointers, not yet handed to the walk */
+    ptrvec handed; /* what ahead_infos handed out last */
 } ahead_cache;
 
 struct dbg_stub_source {
@@ -38,6 +40,8 @@ void dbg_stub_source_free(dbg_stub_source *s)
         return;
     hmap_free(&s->ahead.index);
     dbg_buf_free(&s->ahead.buf);
+    free(s->ahead.infos.v);
+    free(s->ahead.handed.v);
     free(s);
 }
 
@@ -78,6 +82,18 @@ static void stub_walk_begins(void *src)
     dbg_stub_source *s = src;
     hmap_free(&s->ahead.index);
     s->ahead.buf.len = 0;
+    s->ahead.infos.n = 0;
+}
+
+static const uint64_t *stub_ahead_infos(void *src, size_t *n)
+{
+    ahead_cache *a = &((dbg_stub_source *)src)->ahead;
+    ptrvec t = a->handed; /* swap: the pending ones are handed out */
+    a->handed = a->infos;
+    a->infos = t;
+    a->infos.n = 0;
+    *n = a->handed.n;
+    return a->handed.v;
 }
 
 /* READ_CLOSURES of the closures among addrs not read ahead, into reply;
@@ -133,9 +149,11 @@ static int keep_ahead(ahead_cache *a, const dbg_buf *reply, size_t off)
         if (!len)
             return -2;
         if (!hmap_get(&a->index, addr, NULL)) {
-            size_t at = a->buf.len;
+            size_t at = a->buf.len, o = off;
+            clo_rec r;
             if (dbg_buf_put(&a->buf, reply->p + off, len) != 0 ||
-                hmap_put(&a->index, addr, at + 1) != 0)
+                hmap_put(&a->index, addr, at + 1) != 0 ||
+                (clo_rec_next(reply, &o, &r) && clo_rec_infos(&r, &a->infos)))
                 return -1;
         }
         off += len;
@@ -349,4 +367,5 @@ const dbg_source_ops dbg_source_stub = {
     .error = stub_error,
     .dead = stub_dead,
     .walk_begins = stub_walk_begins,
+    .ahead_infos = stub_ahead_infos,
 };

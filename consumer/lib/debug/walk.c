@@ -70,7 +70,8 @@ static size_t walk_take(walk *w)
 }
 
 /* Read the batch's closures, then the info tables of all of them and of
- * their frames with one request. 0, or -1 with h->err set. */
+ * their frames, and of what the source read ahead, with one request. 0,
+ * or -1 with h->err set. */
 static int walk_read(walk *w, size_t n)
 {
     dbg_heap *h = w->h;
@@ -85,20 +86,19 @@ static int walk_read(walk *w, size_t n)
             heap_err(h, "malformed closures reply");
             return -1;
         }
-        if (!r->size)
-            continue;
-        if (ptrvec_push(&w->infos, dbg_rdptr(r->mem)) != 0)
+        if (clo_rec_infos(r, &w->infos) != 0)
             goto nomem;
-        for (uint32_t k = 0; k < r->nmap; k++)
-            if (r->map[k] == DEBUG_STUB_WORD_FRAME &&
-                ptrvec_push(&w->infos, dbg_rdptr(r->mem + (size_t)k * WORD)) !=
-                    0)
-                goto nomem;
     }
     if (off != w->out.len) {
         heap_err(h, "malformed closures reply");
         return -1;
     }
+    size_t na = 0;
+    const uint64_t *ahead =
+        h->ops->ahead_infos ? h->ops->ahead_infos(h->src, &na) : NULL;
+    for (size_t i = 0; ahead && i < na; i++)
+        if (ptrvec_push(&w->infos, ahead[i]) != 0)
+            goto nomem;
     return info_cache_fetch(h, w->infos.v, w->infos.n);
 nomem:
     heap_err(h, "out of memory");

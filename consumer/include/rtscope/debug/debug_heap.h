@@ -68,6 +68,13 @@ typedef struct dbg_source_ops {
     /* A walk begins (may be NULL): what the source kept of an earlier walk
      * may be out of date. */
     void (*walk_begins)(void *src);
+    /* The info pointers (tables and frames') of the closures the source
+     * read ahead of the walk since the last call, or NULL (may be NULL):
+     * the walk describes them with its batch's tables in one request, so
+     * a walk down a list whose closures each have a table of their own (a
+     * static list of CAFs) pays no round trip a table. Valid until the
+     * source's next call. */
+    const uint64_t *(*ahead_infos)(void *src, size_t *n);
 } dbg_source_ops;
 
 /* A closure or frame the walk could not read, and why. */
