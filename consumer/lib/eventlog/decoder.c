@@ -718,6 +718,11 @@ uint64_t el_decoder_offset(const el_decoder *dec)
     return dec->offset + dec->pend_len;
 }
 
+uint64_t decoder_framed_end(const el_decoder *dec)
+{
+    return dec->offset;
+}
+
 uint64_t el_decoder_data_offset(const el_decoder *dec)
 {
     return dec->data_offset;

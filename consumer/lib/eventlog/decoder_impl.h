@@ -45,6 +45,12 @@ static inline uint32_t ipe_framed_len(const uint8_t *payload, uint32_t declared,
     return at + 1 == declared ? at : declared;
 }
 
+/* Where the event el_decoder_next() framed last ends, the next one begins:
+ * el_decoder_offset() less the bytes of that next event the decoder holds
+ * already (after a GHC 9.6 IPE event, the byte it declared and did not
+ * write: Note [GHC 9.6's IPE events are one byte short]). */
+uint64_t decoder_framed_end(const el_decoder *dec);
+
 /* Consume, without returning them, the whole events at the front of the
  * decoder's input that the sink does not want (wanted[type] == 0); add 1
  * to counts[type] for each (counts may be NULL) and raise *max_ts to the

@@ -215,7 +215,7 @@ static el_status index_event(indexer *in, const el_event *ev)
     }
     if (reader_wants(in->rc, ev))
         index_add_wanted(ix, ev->offset,
-                         (uint32_t)(el_decoder_offset(in->dec) - ev->offset),
+                         (uint32_t)(decoder_framed_end(in->dec) - ev->offset),
                          key_before);
     return EL_OK;
 }
