@@ -24,6 +24,7 @@
 #include <dwarf.h>
 #include <link.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -191,6 +192,24 @@
  * otherwise: a profile without names is still a correct profile.
  */
 
+/* Note [Symbols in a separate debug file]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * A stripped executable has no .symtab. GHC 9.0.2 on Debian links its
+ * executables exporting every symbol, so .dynsym still names its tables;
+ * GHC 9.6 exports none, and a stripped 9.6 executable would leave three
+ * quarters of a heap as addresses. Distributions and careful deployments
+ * keep the symbols in a separate debug file (objcopy --only-keep-debug,
+ * Debian's -dbgsym packages), which is found as gdb and perf find it: by
+ * build ID at /usr/lib/debug/.build-id/NN/REST.debug, then by the name in
+ * .gnu_debuglink in the object's directory, its .debug/ and
+ * /usr/lib/debug/DIR/. A debug file has the object's section headers (its
+ * code as SHT_NOBITS, at the same addresses), .symtab, and the DWARF if
+ * there was any: it is read in the object's place, with the object's bias.
+ * It must be the object's own: the same build ID, or, for an object
+ * without one, the CRC-32 .gnu_debuglink records. A stripped object
+ * without one keeps .dynsym's names, as before.
+ */
+
 // How many symbols a search for the binding that holds a table looks at.
 // See Note [The binding that holds a table].
 #define BINDING_SEARCH 64
@@ -287,6 +306,7 @@ typedef struct ProvObject_ {
     ProvSymbol *syms;       // sorted by address, one per address
     uint32_t n_syms;
     bool has_symtab;        // .symtab (not only .dynsym)
+    bool debug_file;        // elf and fd are its separate debug file's
     bool exe;               // the executable (not a shared object)
     Dwarf *dwarf;           // NULL without .debug_info
     ProvUnit *units;
@@ -327,6 +347,15 @@ symbolFlags(const char *name, unsigned char bind)
     return f;
 }
 
+/* ELF section kind of an object's code: PROGBITS, or NOBITS in a separate
+ * debug file (Note [Symbols in a separate debug file]). */
+static bool
+isCodeSection(const GElf_Shdr *sh)
+{
+    return (sh->sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) == (SHF_ALLOC | SHF_EXECINSTR)
+        && (sh->sh_type == SHT_PROGBITS || sh->sh_type == SHT_NOBITS);
+}
+
 /* Read the symbols of `o`'s executable sections into o->syms. */
 static void
 indexSymbols(ProvObject *o)
@@ -345,8 +374,7 @@ indexSymbols(ProvObject *o)
         if (gelf_getshdr(scn, &sh) == NULL) continue;
         if (sh.sh_type == SHT_SYMTAB) symtab = scn;
         if (sh.sh_type == SHT_DYNSYM) dynsym = scn;
-        if ((sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) == (SHF_ALLOC | SHF_EXECINSTR)
-            && sh.sh_type == SHT_PROGBITS) {
+        if (isCodeSection(&sh)) {
             size_t idx = elf_ndxscn(scn);
             if (idx < n_scns) {
                 exec_of[idx] = (int32_t) o->n_sections;
@@ -433,6 +461,141 @@ freeObject(ProvObject *o)
     stgFree(o);
 }
 
+/* The section named `name` of `elf`, or NULL. */
+static Elf_Scn *
+sectionNamed(Elf *elf, const char *name)
+{
+    size_t shstrndx;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0) return NULL;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn != NULL; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) == NULL) continue;
+        const char *n = elf_strptr(elf, shstrndx, sh.sh_name);
+        if (n != NULL && strcmp(n, name) == 0) return scn;
+    }
+    return NULL;
+}
+
+/* `elf`'s build ID (GNU note) into id (at most max bytes): its length, 0 if none. */
+static size_t
+buildId(Elf *elf, unsigned char *id, size_t max)
+{
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn != NULL; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        Elf_Data *d;
+        if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_NOTE
+            || (d = elf_getdata(scn, NULL)) == NULL) {
+            continue;
+        }
+        GElf_Nhdr nh;
+        size_t off = 0, name_off, desc_off, next;
+        while ((next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4
+                && memcmp((char *) d->d_buf + name_off, "GNU", 4) == 0
+                && nh.n_descsz > 0 && nh.n_descsz <= max) {
+                memcpy(id, (char *) d->d_buf + desc_off, nh.n_descsz);
+                return nh.n_descsz;
+            }
+            off = next;
+        }
+    }
+    return 0;
+}
+
+/* The CRC-32 .gnu_debuglink uses (the IEEE polynomial, reflected) of the file fd. */
+static bool
+fileCrc32(int fd, uint32_t *out)
+{
+    uint32_t table[256];
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++) c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+        table[i] = c;
+    }
+    const size_t size = 1 << 16;
+    unsigned char *buf = stgMallocBytes(size, "fileCrc32");
+    uint32_t crc = 0xffffffffu;
+    ssize_t n;
+    off_t at = 0;
+    while ((n = pread(fd, buf, size, at)) > 0) {
+        for (ssize_t i = 0; i < n; i++) crc = table[(crc ^ buf[i]) & 0xff] ^ (crc >> 8);
+        at += n;
+    }
+    stgFree(buf);
+    *out = crc ^ 0xffffffffu;
+    return n == 0;
+}
+
+/* Open `path` as o's debug file if it is o's own (the same build ID, or
+ * the CRC its debuglink records): its fd and Elf replace o's. */
+static bool
+tryDebugFile(ProvObject *o, const char *path, const unsigned char *id, size_t id_len,
+             bool check_crc, uint32_t crc)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    unsigned char id2[64];
+    uint32_t crc2 = 0;
+    bool ok = elf != NULL && elf_kind(elf) == ELF_K_ELF
+        && sectionNamed(elf, ".symtab") != NULL
+        && (id_len > 0 ? buildId(elf, id2, sizeof(id2)) == id_len
+                             && memcmp(id, id2, id_len) == 0
+                       : check_crc && fileCrc32(fd, &crc2) && crc2 == crc);
+    if (!ok) {
+        if (elf != NULL) elf_end(elf);
+        close(fd);
+        return false;
+    }
+    elf_end(o->elf);
+    close(o->fd);
+    o->elf = elf;
+    o->fd = fd;
+    o->debug_file = true;
+    return true;
+}
+
+/* A stripped object's debug file, if there is one: see Note [Symbols in a
+ * separate debug file]. */
+static void
+findDebugFile(ProvObject *o)
+{
+    unsigned char id[64];
+    size_t id_len = buildId(o->elf, id, sizeof(id));
+    char path[PATH_MAX + 64];
+    if (id_len >= 2) {
+        int w = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+        for (size_t i = 1; i < id_len && w > 0 && (size_t) w + 3 < sizeof(path); i++) {
+            w += snprintf(path + w, sizeof(path) - (size_t) w, "%02x", id[i]);
+        }
+        if (w > 0 && (size_t) w + 7 < sizeof(path)) {
+            memcpy(path + w, ".debug", 7);
+            if (tryDebugFile(o, path, id, id_len, false, 0)) return;
+        }
+    }
+    Elf_Scn *scn = sectionNamed(o->elf, ".gnu_debuglink");
+    Elf_Data *d = scn != NULL ? elf_getdata(scn, NULL) : NULL;
+    if (d == NULL || d->d_size < 8) return;
+    const char *name = d->d_buf;
+    size_t name_len = strnlen(name, d->d_size);
+    size_t crc_at = (name_len + 4) & ~(size_t) 3;
+    if (name_len == 0 || crc_at + 4 > d->d_size || strchr(name, '/') != NULL) return;
+    uint32_t crc;
+    memcpy(&crc, (const char *) d->d_buf + crc_at, 4);
+    char dir[PATH_MAX];
+    const char *slash = strrchr(o->path, '/');
+    size_t dir_len = slash != NULL ? (size_t) (slash - o->path) : 0;
+    if (dir_len >= sizeof(dir)) return;
+    memcpy(dir, o->path, dir_len);
+    dir[dir_len] = '\0';
+    static const char *const forms[] = { "%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s" };
+    for (size_t k = 0; k < sizeof(forms) / sizeof(forms[0]); k++) {
+        int n = snprintf(path, sizeof(path), forms[k], dir, name);
+        if (n <= 0 || (size_t) n >= sizeof(path) || strcmp(path, o->path) == 0) continue;
+        if (tryDebugFile(o, path, id, id_len, true, crc)) return;
+    }
+}
+
 static ProvObject *
 openObject(const char *path, GElf_Addr bias, StgWord lo, StgWord hi, bool exe)
 {
@@ -447,6 +610,7 @@ openObject(const char *path, GElf_Addr bias, StgWord lo, StgWord hi, bool exe)
     if (o->fd >= 0) {
         o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
         if (o->elf != NULL && elf_kind(o->elf) == ELF_K_ELF) {
+            if (sectionNamed(o->elf, ".symtab") == NULL) findDebugFile(o);
             indexSymbols(o);
             indexDwarf(o);
         }
@@ -1070,7 +1234,8 @@ provenanceLookup(StgWord addr, bool frame, ProvenanceResult *out)
     } else {
         if (!o->has_symtab) {
             provenanceSay(&warned_no_symbols,
-                          "no symbol table in %s (stripped?); "
+                          "no symbol table in %s (stripped?) and no debug file "
+                          "of it (by build ID or .gnu_debuglink); "
                           "unnamed bands are addresses only", o->path);
         }
         const char *b = bindingOf(o, a, i, frame);
