@@ -69,3 +69,13 @@ hold_lock() {
     python3 -c 'import fcntl,sys,time; f=open(sys.argv[1],"a"); fcntl.lockf(f,fcntl.LOCK_EX); time.sleep(float(sys.argv[2]))' \
         "$1" "$2" & sleep 0.5
 }
+
+# upstream_tests_pass: the GHC-format tests of the case's tier's upstream series (scripts/check-upstream-tests) all
+# pass, at least one, on its overlay compiler ($OVERLAY_GHC on 9.0; 9.6's in its build root); output in tests.txt
+upstream_tests_pass() {
+    local g=$OVERLAY_GHC
+    [ "$TIER" = 9.0 ] || g=$TOP/_build/$TIER/bin/ghc
+    RTSCOPE_GHC=$TIER "$TOP/scripts/check-upstream-tests" "$g" > tests.txt 2>&1 || { cat tests.txt; return 1; }
+    cat tests.txt
+    tail -n 1 tests.txt | grep -E '^[1-9][0-9]* passed, 0 failed$' > /dev/null
+}
