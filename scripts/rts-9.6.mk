@@ -11,7 +11,7 @@ RTS_LIB_NAME := HSrts-1.0.2
 PROF_WAYS ?= $(if $(wildcard $(GHC_LIBDIR)/x86_64-linux-ghc-$(GHC_VERSION)/rts-1.0.2/libHSrts-1.0.2_p.a),\
                p thr_p debug_p thr_debug_p)
 WAYS ?= v thr debug thr_debug dyn thr_dyn debug_dyn thr_debug_dyn $(PROF_WAYS)
-ASAN_WAYS ?=
+ASAN_WAYS ?= thr_asan asan
 
 # rts.cabal.in's c-sources for Linux (the linker's object formats all
 # compile, as upstream builds them), its cmm-sources and asm-sources
