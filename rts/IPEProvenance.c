@@ -207,7 +207,9 @@
  * there was any: it is read in the object's place, with the object's bias.
  * It must be the object's own: the same build ID, or, for an object
  * without one, the CRC-32 .gnu_debuglink records. A stripped object
- * without one keeps .dynsym's names, as before.
+ * without one keeps .dynsym's names, as before. Only the executable and
+ * Haskell shared libraries are looked up: C libraries hold no info table,
+ * and their debug files (libc6-dbg's) are large.
  */
 
 // How many symbols a search for the binding that holds a table looks at.
@@ -318,6 +320,7 @@ typedef struct ProvIndex_ {
     unsigned long long adds;        // dlpi_adds when listed
     uint32_t n_objects;
     uint64_t n_syms;
+    uint32_t n_debug_files;         // objects read from their debug file
     double build_ms;
 } ProvIndex;
 
@@ -596,6 +599,18 @@ findDebugFile(ProvObject *o)
     }
 }
 
+/* Whether o may hold info tables: the executable, or a Haskell shared
+ * library (libHS*.so: -dynamic). Only those get their debug file looked
+ * for: C libraries' (libc6-dbg's, say) hold no table, and reading their
+ * DWARF took 185 ms of a 190 ms index. */
+static bool
+mayHoldInfoTables(const ProvObject *o)
+{
+    const char *slash = strrchr(o->path, '/');
+    const char *base = slash != NULL ? slash + 1 : o->path;
+    return o->exe || strncmp(base, "libHS", 5) == 0;
+}
+
 static ProvObject *
 openObject(const char *path, GElf_Addr bias, StgWord lo, StgWord hi, bool exe)
 {
@@ -610,7 +625,9 @@ openObject(const char *path, GElf_Addr bias, StgWord lo, StgWord hi, bool exe)
     if (o->fd >= 0) {
         o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
         if (o->elf != NULL && elf_kind(o->elf) == ELF_K_ELF) {
-            if (sectionNamed(o->elf, ".symtab") == NULL) findDebugFile(o);
+            if (mayHoldInfoTables(o) && sectionNamed(o->elf, ".symtab") == NULL) {
+                findDebugFile(o);
+            }
             indexSymbols(o);
             indexDwarf(o);
         }
@@ -752,9 +769,11 @@ indexLoadedObjects(ProvIndex *idx, ProvObject *old)
     idx->adds = lo.adds;
     idx->n_objects = 0;
     idx->n_syms = 0;
+    idx->n_debug_files = 0;
     for (ProvObject *o = list; o != NULL; o = o->next) {
         idx->n_objects++;
         idx->n_syms += o->n_syms;
+        idx->n_debug_files += o->debug_file;
     }
     idx->build_ms = nowMs() - t0;
 }
@@ -765,7 +784,7 @@ indexLoadedObjects(ProvIndex *idx, ProvObject *old)
  * ---------------------------------------------------------------------------*/
 
 static ProvIndex index_ = { .objects = NULL, .adds = 0, .n_objects = 0,
-                            .n_syms = 0, .build_ms = 0 };
+                            .n_syms = 0, .n_debug_files = 0, .build_ms = 0 };
 static bool index_built = false;
 
 static pthread_t indexer;
@@ -813,7 +832,13 @@ theIndex(void)
             indexLoadedObjects(&index_, NULL);
         }
     }
-    if (!reported_index) {
+    if (!reported_index && index_.n_debug_files > 0) {
+        provenanceSay(&reported_index,
+                      "provenance index: %u objects, %llu symbols, %.1f ms; "
+                      "%u read from a separate debug file",
+                      index_.n_objects, (unsigned long long) index_.n_syms,
+                      index_.build_ms, index_.n_debug_files);
+    } else if (!reported_index) {
         provenanceSay(&reported_index,
                       "provenance index: %u objects, %llu symbols, %.1f ms",
                       index_.n_objects, (unsigned long long) index_.n_syms,

@@ -69,5 +69,6 @@ stock_hi_coverage() {
 stripped_named() {
     objcopy --only-keep-debug "$EXE" dbg.debug && cp "$EXE" dbg && strip dbg && objcopy --add-gnu-debuglink=dbg.debug dbg
     $ENTER ./dbg "$@" +RTS -hi -l -i0.05 -oldbg.eventlog -RTS > dbg.out 2> /dev/null && cmp dbg.out "$STDOUT" &&
+        "$RTSCOPE" show dbg.eventlog | grep -E 'provenance index: .*; 1 read from a separate debug file' &&
         hi_check coverage dbg.eventlog > dbg-cov.txt && tail -1 dbg-cov.txt && awk '/^min/ {exit !($2 >= 99)}' dbg-cov.txt
 }
