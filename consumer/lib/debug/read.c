@@ -12,10 +12,7 @@
 static int read_infos(dbg_heap *h, const clo_rec *rec)
 {
     ptrvec infos = {0};
-    int r = ptrvec_push(&infos, dbg_rdptr(rec->mem));
-    for (uint32_t k = 0; k < rec->nmap && r == 0; k++)
-        if (rec->map[k] == DEBUG_STUB_WORD_FRAME)
-            r = ptrvec_push(&infos, dbg_rdptr(rec->mem + (size_t)k * WORD));
+    int r = clo_rec_infos(rec, &infos);
     if (r == 0)
         r = info_cache_fetch(h, infos.v, infos.n);
     else
