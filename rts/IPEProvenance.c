@@ -479,6 +479,18 @@ sectionNamed(Elf *elf, const char *name)
     return NULL;
 }
 
+/* Whether `elf` has a symbol table (SHT_SYMTAB, as indexSymbols reads it),
+ * not only .dynsym. */
+static bool
+hasSymtab(Elf *elf)
+{
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn != NULL; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == SHT_SYMTAB) return true;
+    }
+    return false;
+}
+
 /* `elf`'s build ID (GNU note) into id (at most max bytes): its length, 0 if none. */
 static size_t
 buildId(Elf *elf, unsigned char *id, size_t max)
@@ -541,7 +553,7 @@ tryDebugFile(ProvObject *o, const char *path, const unsigned char *id, size_t id
     unsigned char id2[64];
     uint32_t crc2 = 0;
     bool ok = elf != NULL && elf_kind(elf) == ELF_K_ELF
-        && sectionNamed(elf, ".symtab") != NULL
+        && hasSymtab(elf)
         && (id_len > 0 ? buildId(elf, id2, sizeof(id2)) == id_len
                              && memcmp(id, id2, id_len) == 0
                        : check_crc && fileCrc32(fd, &crc2) && crc2 == crc);
@@ -625,7 +637,7 @@ openObject(const char *path, GElf_Addr bias, StgWord lo, StgWord hi, bool exe)
     if (o->fd >= 0) {
         o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
         if (o->elf != NULL && elf_kind(o->elf) == ELF_K_ELF) {
-            if (mayHoldInfoTables(o) && sectionNamed(o->elf, ".symtab") == NULL) {
+            if (mayHoldInfoTables(o) && !hasSymtab(o->elf)) {
                 findDebugFile(o);
             }
             indexSymbols(o);
