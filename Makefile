@@ -105,10 +105,12 @@ full-ghc-test:
 	@OVERLAY_GHC=$(CURDIR)/$(BUILD)/ghc-full/bin/ghc testsuite/driver/run
 	@scripts/check-upstream-tests $(CURDIR)/$(BUILD)/ghc-full/bin/ghc
 
-# The series checked as the case toolchain/upstream-series does (export,
-# git am on pristine 9.0.2, an RTS build per commit, its GHC-format tests);
-# not in make test (minutes of RTS builds): CI runs it after make test.
+# The series checked as the case toolchain/upstream-series does, for each
+# GHC (export, git am on the pristine release, an RTS build per commit, its
+# GHC-format tests); not in make test (minutes of RTS builds): CI runs it
+# after make test.
 upstream: all
+	@$(MAKE) --no-print-directory toolchains
 	@testsuite/driver/run toolchain/upstream-series
 
 clean:

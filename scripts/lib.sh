@@ -154,13 +154,14 @@ apt_get() {
 # ---------------------------------------------------------------- packages
 # A build root's (scripts/buildroot): the GHC, what its RTS links (ffi,
 # numa for 9.6, libdw/libelf and zstd for the series), the build tools,
-# the suite's own ghc-events, the tests' peer parser of its eventlogs, and
-# cabal-install, which users build their programs with.
+# the suite's own ghc-events, the tests' peer parser of its eventlogs,
+# cabal-install, which users build their programs with, and git, which
+# scripts/check-upstream-series applies the exported series with.
 # shellcheck disable=SC2034
 ROOT_PACKAGES=(
     ghc ghc-prof libffi-dev libnuma-dev libdw-dev libelf-dev libzstd-dev libgmp-dev
     libncurses-dev gcc make patch dpkg-dev xz-utils pkg-config binutils ccache
-    libghc-ghc-events-dev cabal-install
+    libghc-ghc-events-dev cabal-install git
 )
 # A whole GHC (scripts/build-ghc): `apt-get build-dep ghc` for amd64 without
 # the documentation tools (debian/control of ghc 9.0.2-4: pkg-config, ghc,
