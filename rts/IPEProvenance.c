@@ -194,10 +194,10 @@
 
 /* Note [Symbols in a separate debug file]
  * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
- * A stripped executable has no .symtab. GHC 9.0.2 on Debian links its
- * executables exporting every symbol, so .dynsym still names its tables;
- * GHC 9.6 exports none, and a stripped 9.6 executable would leave three
- * quarters of a heap as addresses. Distributions and careful deployments
+ * A stripped executable has no .symtab, and its .dynsym names only what
+ * it exports: nothing, unless it was linked with -Wl,-E (as Debian's lua
+ * package asks on 9.0.2). A stripped pandoc leaves three quarters of its
+ * heap as addresses, the constructors alone named. Distributions and careful deployments
  * keep the symbols in a separate debug file (objcopy --only-keep-debug,
  * Debian's -dbgsym packages), which is found as gdb and perf find it: by
  * build ID at /usr/lib/debug/.build-id/NN/REST.debug, then by the name in
