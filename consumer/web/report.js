@@ -246,7 +246,8 @@
     row('GHC / RTS', S[M.ghc] || '(unknown)');
     row('profile', (S[M.breakdown] || '(none)') + ', ' + M.samples + ' censuses, ' + M.bands + ' bands');
     row('duration', M.duration_s === null ? '' : fmtTime(M.duration_s));
-    if (S[M.date]) row('date', S[M.date]);
+    if (S[M.date]) row('date', S[M.date] + (M.runs > 1 ? ' (run ' + M.runs + ')' : ''));
+    if (M.runs > 1 && S[M.first_date]) row('first run', S[M.first_date]);
     if (M.ipe_entries) row('IPE entries', M.ipe_entries);
     row('input', S[M.input] + (M.from_hp ? ' (.hp)' : ', ' + M.events + ' events read'));
     if (M.traces_dropped) row('markers not shown', M.traces_dropped + (D.live ? ' (only the latest 10000 are kept)' : ' (only the first 10000 are kept)'));
@@ -256,7 +257,10 @@
   /* ---- the detailed table ------------------------------------------------ */
 
   /* cols: {key, title, num, get(row) -> value, fmt(value) -> text, width,
-   * spark(row) -> code}. A virtualised grid: only the rows in view exist. */
+   * spark(row) -> code}. A virtualised grid: only the rows in view exist.
+   * opts: countId, noun (what the count says: bands), fit (no taller than
+   * its rows), state (a state() of the table this one replaces), and
+   * isSelected, onSelect, selectedText for a selectable row. */
   function VTable(container, nrows, cols, opts) {
     var ROW = 24, self = this;
     var template = cols.map(function (c) { return c.width || 'minmax(80px,1fr)'; }).join(' ');
@@ -267,8 +271,10 @@
     titles.style.gridTemplateColumns = filters.style.gridTemplateColumns = template;
     var body = el('div', 'vt-body'), spacer = el('div', 'vt-spacer');
     body.appendChild(spacer);
+    /* opts.fit: a short table is as high as its rows, not the full 480 px */
+    if (opts.fit && nrows * ROW < 480) body.style.height = (nrows * ROW + 2) + 'px';
     var count = el('div', 'vt-count');
-    count.id = opts.countId || '';
+    if (opts.countId) count.id = opts.countId;
     var query = cols.map(function () { return ''; });
     var sortCol = -1, sortDir = 1, rows = [], i, keepScroll = false;
     for (i = 0; i < nrows; i++) rows.push(i);
@@ -355,7 +361,7 @@
       Array.prototype.forEach.call(titles.children, function (h, ci) {
         h.className = ci === sortCol ? (sortDir < 0 ? 'sorted-desc' : 'sorted-asc') : '';
       });
-      count.textContent = rows.length + ' of ' + nrows + ' bands' +
+      count.textContent = rows.length + ' of ' + nrows + ' ' + (opts.noun || 'bands') +
         (opts.selectedText && opts.selectedText() ? ' · selected: ' + opts.selectedText() : '');
       count.dataset.rows = String(rows.length);
       spacer.style.height = (rows.length * ROW) + 'px';
@@ -644,34 +650,28 @@
     return { layout: layout, zoom: function (i) { zoom = i; stacksView.path = pathOf(G, i); layout(); } };
   }
 
+  /* The heaviest sites as a VTable: sorted and searched as the Bands table
+   * is (a site's name, `>1e6` on bytes), heaviest first. */
   function sitesTable(box, K, kind) {
     var T = K.sites, total = K.weight || 1, fmtW = kind === 'alloc' ? fmtBytes : fmtNs;
-    var table = el('table', 'sites');
-    table.dataset.kind = kind;
-    var head = el('tr');
-    ['#', 'Site (innermost frame)', kind === 'alloc' ? 'Bytes' : 'Time', 'Share', 'Samples'].forEach(function (h, i) {
-      head.appendChild(el('th', i >= 2 || i === 0 ? 'num' : null, h));
-    });
-    var thead = el('thead');
-    thead.appendChild(head);
-    table.appendChild(thead);
-    var tbody = el('tbody');
-    T.name.forEach(function (nm, i) {
-      var tr = el('tr');
-      tr.appendChild(el('td', 'num', i + 1));
-      var name = el('td', 'site-name', S[nm]);
-      name.title = S[nm];
-      tr.appendChild(name);
-      var wcell = el('td', 'num', fmtW(T.weight[i]));
-      wcell.title = kind === 'alloc' ? T.weight[i] + ' bytes' : T.weight[i] + ' ns';
-      tr.appendChild(wcell);
-      tr.appendChild(el('td', 'num', fmtShare(T.weight[i] / total)));
-      tr.appendChild(el('td', 'num', T.samples[i]));
-      tbody.appendChild(tr);
-    });
-    table.appendChild(tbody);
-    box.appendChild(table);
+    var wrap = el('div', 'sites');
+    wrap.dataset.kind = kind;
+    box.appendChild(wrap);
+    var cols = [
+      { key: 'rank', title: '#', num: true, width: '44px', get: function (r) { return r + 1; } },
+      { key: 'site', title: 'Site (innermost frame)', help: 'the innermost frame, named as -hi names its table',
+        width: 'minmax(240px,4fr)', get: function (r) { return S[T.name[r]]; } },
+      { key: 'weight', title: kind === 'alloc' ? 'Bytes' : 'Time', num: true, width: 'minmax(80px,0.7fr)',
+        get: function (r) { return T.weight[r]; }, fmt: fmtW,
+        tip: function (r) { return T.weight[r] + (kind === 'alloc' ? ' bytes' : ' ns'); } },
+      { key: 'share', title: 'Share', num: true, width: 'minmax(64px,0.6fr)', help: 'share of the kind\'s sampled total',
+        get: function (r) { return T.weight[r] / total; }, fmt: fmtShare },
+      { key: 'samples', title: 'Samples', num: true, width: 'minmax(64px,0.6fr)', get: function (r) { return T.samples[r]; } }
+    ];
+    var st = stacksView.sites && stacksView.sites.kind === kind ? stacksView.sites.state : undefined;
+    var vt = new VTable(wrap, T.name.length, cols, { noun: 'sites', fit: true, state: st });
     if (T.n > T.name.length) box.appendChild(el('p', 'pane-note', 'The ' + T.name.length + ' heaviest of ' + T.n + ' sites.'));
+    return { kind: kind, state: vt.state };
   }
 
   function stacksPane() {
@@ -720,7 +720,7 @@
       charts.flame = guarded('flame graph', function () { return flameGraph(fb, K, k); });
       body.appendChild(el('h3', null, (k === 'alloc' ? 'Top allocating sites' : 'Top sites by time') +
         ' (the innermost frame, as rtscope stats prints them)'));
-      guarded('sites', function () { sitesTable(body, K, k); });
+      charts.sites = guarded('sites', function () { return sitesTable(body, K, k); });
     }
     drawKind();
   }
@@ -991,6 +991,8 @@
   function redraw(nd) {
     var scrollY = window.scrollY, cs = chartState();
     var ts = charts.table && charts.table.state ? charts.table.state() : undefined;
+    /* the sites table's sort, searches and scroll, kept as the Bands table's */
+    stacksView.sites = charts.sites ? { kind: charts.sites.kind, state: charts.sites.state() } : null;
     Object.keys(charts).forEach(function (k) {
       if (charts[k] && charts[k].destroy) charts[k].destroy();
     });

@@ -662,6 +662,10 @@ void profile_new_run(profile *p)
     p->args_len = 0;
     free(p->rts_id);
     p->rts_id = NULL;
+    if (!p->first_date[0])
+        memcpy(p->first_date, p->date, sizeof(p->date));
+    p->date[0] = 0;
+    p->runs = (p->runs ? p->runs : 1) + 1;
 }
 
 int profile_sink(void *ctx, const el_event *ev, const el_typetab *types)

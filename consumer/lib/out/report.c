@@ -222,6 +222,10 @@ static void report_meta(report_out *o, const profile *p, const char *input)
     report_sid(o, p->rts_id ? p->rts_id : "");
     fputs(",\"date\":", f);
     report_sid(o, p->date[0] ? p->date : (p->hp_date ? p->hp_date : ""));
+    if (p->runs > 1) {
+        fprintf(f, ",\"runs\":%u,\"first_date\":", p->runs);
+        report_sid(o, p->first_date);
+    }
     fputs(",\"breakdown\":", f);
     static const char *const names[] = {"",    "-hc", "-hm", "-hd", "-hy",
                                         "-hr", "-hb", "-hT", "-hi"};

@@ -6,14 +6,16 @@
 //
 // {ready, errors[], requests[], kinds[], boxes, width,
 //  shares{NAME: {json, drawn, labelled}}, tip, zoom{name, drawn, reset},
-//  sites{rows, first, firstBytes}, time{boxes, sites, first}, renderMs}
+//  sites{rows, count, first, firstBytes}, sitesUi{sortedBySamples, search,
+//  found, allMatch}, time{boxes, sites, first}, renderMs}
 // For each NAME (a substring of a function's name, e.g. Main.$wcallerA),
 // `json` is the share of the allocation samples with a frame of it on the
 // stack, from the page's data (the outermost such node of each path, so
 // recursion counts once, as pprof's cum does), `drawn` the width of those
 // nodes' boxes over the root's, and `labelled` how many of the boxes show
 // text containing NAME. Screenshots (page.png, pane-stacks.png,
-// zoomed.png, time.png) go to OUTDIR. Exit status 0 if the page became
+// zoomed.png, sites.png, time.png) go to OUTDIR. The sites table is
+// sorted by samples and searched for its first site's binding. Exit status 0 if the page became
 // ready with no error and no request, else 1 (the JSON is printed either
 // way).
 import { mkdirSync } from 'node:fs';
@@ -67,10 +69,11 @@ await withPage(result, { name: 'driver', allow: (url) => url.startsWith('file:')
       }
       out.shares[want] = { json, drawn, labelled };
     }
-    const rows = [...document.querySelectorAll('#pane-stacks table.sites tbody tr')];
+    const rows = [...document.querySelectorAll('#pane-stacks .sites .vt-row')];
     out.sites = {
       rows: rows.length,
-      first: rows.length ? rows[0].querySelector('.site-name').textContent : null,
+      count: Number(document.querySelector('#pane-stacks .sites .vt-count').dataset.rows),
+      first: rows.length ? rows[0].querySelector('.c-site').textContent : null,
       firstBytes: K.sites.weight[0],
     };
     return out;
@@ -85,6 +88,25 @@ await withPage(result, { name: 'driver', allow: (url) => url.startsWith('file:')
   result.sites = state.sites;
   await page.screenshot({ path: join(outdir, 'page.png'), fullPage: true });
   await page.locator('#pane-stacks').screenshot({ path: join(outdir, 'pane-stacks.png') });
+
+  // The sites table sorts and searches as the Bands table does: by samples,
+  // largest first; the site column's search keeps only matching rows.
+  const sitesRows = (col) => page.evaluate((col) => [...document.querySelectorAll('#pane-stacks .sites .vt-row')]
+    .sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))
+    .map((r) => r.querySelector('.c-' + col).textContent), col);
+  await page.locator('#pane-stacks .sites .vt-head [data-col="samples"]').first().click();
+  const bySamples = (await sitesRows('samples')).map(Number);
+  // the search: the heaviest site's binding (after its module), upper case
+  const search = (state.sites.first || '').replace(/^.*\./, '').replace(/ .*$/, '').toUpperCase();
+  await page.locator('#pane-stacks .sites input[data-col="site"]').fill(search);
+  const found = await sitesRows('site');
+  result.sitesUi = {
+    sortedBySamples: bySamples.length > 1 && bySamples.every((v, i) => i === 0 || bySamples[i - 1] >= v),
+    search, found: found.length,
+    allMatch: found.every((t) => t.toUpperCase().includes(search)),
+  };
+  await page.locator('#pane-stacks .sites input[data-col="site"]').fill('');
+  await page.locator('#pane-stacks .sites').screenshot({ path: join(outdir, 'sites.png') });
 
   // Hover the first NAME's box: its tooltip names it, with bytes and share.
   const box = page.locator('#pane-stacks .flame-box', { hasText: names[0] }).first();
@@ -106,10 +128,10 @@ await withPage(result, { name: 'driver', allow: (url) => url.startsWith('file:')
   if (result.kinds.includes('time')) {
     await page.locator('.stacks-switch button[data-kind="time"]').click();
     result.time = await page.evaluate(() => {
-      const rows = [...document.querySelectorAll('#pane-stacks table.sites tbody tr')];
+      const rows = [...document.querySelectorAll('#pane-stacks .sites .vt-row')];
       return { kind: document.querySelector('#pane-stacks .flame').dataset.kind,
         boxes: document.querySelectorAll('#pane-stacks .flame-box').length, sites: rows.length,
-        first: rows.length ? rows[0].querySelector('.site-name').textContent : null };
+        first: rows.length ? rows[0].querySelector('.c-site').textContent : null };
     });
     await page.locator('#pane-stacks').screenshot({ path: join(outdir, 'time.png') });
   }

@@ -245,11 +245,26 @@ START_TEST(profile_new_run_args)
     /* within a run, the first arguments stay */
     ck_assert_uint_eq(p->args_len, sizeof(a1) - 1);
     ck_assert_mem_eq(p->args, a1, sizeof(a1) - 1);
+    el_event wc;
+    memset(&wc, 0, sizeof(wc));
+    wc.type = EL_WALL_CLOCK_TIME;
+    wc.u.wall_clock.sec = 1800000000; /* 2027-01-15 08:00:00 UTC */
+    ck_assert_int_eq(profile_sink(p, &wc, NULL), 0);
+    ck_assert_str_eq(p->date, "2027-01-15 08:00:00 UTC");
     profile_new_run(p);
     ck_assert_ptr_null(p->args);
     ck_assert_int_eq(profile_sink(p, &ev, NULL), 0);
     ck_assert_uint_eq(p->args_len, sizeof(a2) - 1);
     ck_assert_mem_eq(p->args, a2, sizeof(a2) - 1);
+    /* the date is the new run's; the first run's is kept */
+    wc.u.wall_clock.sec = 1800000060;
+    ck_assert_int_eq(profile_sink(p, &wc, NULL), 0);
+    ck_assert_str_eq(p->date, "2027-01-15 08:01:00 UTC");
+    ck_assert_str_eq(p->first_date, "2027-01-15 08:00:00 UTC");
+    ck_assert_uint_eq(p->runs, 2);
+    profile_new_run(p);
+    ck_assert_str_eq(p->first_date, "2027-01-15 08:00:00 UTC");
+    ck_assert_uint_eq(p->runs, 3);
     profile_free(p);
 }
 END_TEST

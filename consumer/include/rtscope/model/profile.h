@@ -112,7 +112,9 @@ typedef struct profile {
     char *args; /* program arguments, NUL-separated (owned) */
     size_t args_len;
     char *rts_id;       /* "GHC-9.0.2 rts_thr" */
-    char date[64];      /* wall-clock time of the start, or "" */
+    char date[64];      /* wall-clock time of the run's start, or "" */
+    char first_date[64]; /* after a restart: the first run's date */
+    unsigned runs;       /* runs on this timeline (1 + restarts) */
     uint32_t breakdown; /* 0: no heap profile begin seen */
     uint64_t interval_ns;
     int from_hp; /* read from a .hp file */
@@ -202,8 +204,9 @@ int profile_trace_add(profile *p, double t, const char *text, size_t len,
                       int is_event);
 
 /* A new run of the program begins on the same timeline (rtscope serve,
- * after a restart): its arguments and RTS identifier replace the last
- * run's when they arrive, so the report describes the run going on. */
+ * after a restart): its arguments, RTS identifier and start date replace
+ * the last run's when they arrive, so the report describes the run going
+ * on; the first run's date is kept in first_date. */
 void profile_new_run(profile *p);
 
 /* Read a .hp file (hp2ps's format) into the profile. Returns 0, or -1 with
