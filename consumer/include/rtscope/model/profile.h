@@ -111,11 +111,11 @@ typedef struct profile {
     /* meta */
     char *args; /* program arguments, NUL-separated (owned) */
     size_t args_len;
-    char *rts_id;       /* "GHC-9.0.2 rts_thr" */
-    char date[64];      /* wall-clock time of the run's start, or "" */
+    char *rts_id;        /* "GHC-9.0.2 rts_thr" */
+    char date[64];       /* wall-clock time of the run's start, or "" */
     char first_date[64]; /* after a restart: the first run's date */
     unsigned runs;       /* runs on this timeline (1 + restarts) */
-    uint32_t breakdown; /* 0: no heap profile begin seen */
+    uint32_t breakdown;  /* 0: no heap profile begin seen */
     uint64_t interval_ns;
     int from_hp; /* read from a .hp file */
     char *hp_job, *hp_date;
