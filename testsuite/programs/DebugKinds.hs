@@ -22,13 +22,14 @@
 --     value in a transaction record), MVarOnly (a full MVar), CmpOnly (in
 --     the compact region), WeakOnly (a weak pointer's value), ArrOnly (a
 --     mutable array), SmallOnly (a small array), BigFrameOnly (a RET_BIG
---     frame's slot).
+--     frame's slot), and on GHC 9.6 ContOnly (a frame of a captured
+--     continuation: a CONTINUATION closure, prompt# and control0#).
 -- It prints "ready" once everything is in place and ends. With
 -- DEBUGKINDS_HOLD=FILE in the environment it says "DebugKinds: holding" on
 -- stderr first and waits (polling every 5 ms) until FILE exists; stdout
 -- is the same either way. Build with -O0: an optimised build may unbox
 -- what these shapes need boxed.
-{-# LANGUAGE MagicHash, UnboxedTuples, BangPatterns, ExistentialQuantification #-}
+{-# LANGUAGE CPP, MagicHash, UnboxedTuples, BangPatterns, ExistentialQuantification #-}
 module Main (main) where
 
 import Control.Concurrent
@@ -61,6 +62,7 @@ data WeakOnly = WeakOnly Int
 data ArrOnly = ArrOnly Int
 data SmallOnly = SmallOnly Int
 data BigFrameOnly = BigFrameOnly Int
+data ContOnly = ContOnly Int
 
 -- anything, kept
 data Box = forall a. Box a
@@ -177,8 +179,7 @@ bigFrame gate x = IO $ \s0 ->
       !a69 = x + 69
       !b = opaque (BigFrameOnly (x + 70)) -- not known to be one here
   in case unIO (takeMVar gate) s0 of
-       (# s1, () #) -> case b of
-         BigFrameOnly k -> (# s1, k + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8
+       (# s1, () #) -> (# s1, bigOf b + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8
              + a9 + a10 + a11 + a12 + a13 + a14 + a15 + a16 + a17 + a18 +
              a19 + a20 + a21 + a22 + a23 + a24 + a25 + a26 + a27 + a28 +
              a29 + a30 + a31 + a32 + a33 + a34 + a35 + a36 + a37 + a38 +
@@ -186,6 +187,31 @@ bigFrame gate x = IO $ \s0 ->
              a49 + a50 + a51 + a52 + a53 + a54 + a55 + a56 + a57 + a58 +
              a59 + a60 + a61 + a62 + a63 + a64 + a65 + a66 + a67 + a68 +
              a69 #)
+
+-- the BigFrameOnly itself, not only its field, is live across the wait
+-- (GHC 9.6 takes a strict binding's field apart at once when the body
+-- only cases on it, even at -O0: the frame would keep the field alone)
+{-# NOINLINE bigOf #-}
+bigOf :: BigFrameOnly -> Int
+bigOf (BigFrameOnly k) = k
+
+#if __GLASGOW_HASKELL__ >= 906
+-- a delimited continuation captured and kept (GHC 9.6's prompt# and
+-- control0#): KHold's function holds the CONTINUATION, whose captured
+-- stack has the frame that waits to use a ContOnly
+data KHold = KHold (IO () -> IO KHold) | KDone Int
+
+{-# NOINLINE contHolder #-}
+contHolder :: Int -> IO KHold
+contHolder n = IO $ \s0 -> case newPromptTag# s0 of
+  (# s1, tag #) -> prompt# tag (\s2 -> case unIO (evaluate (opaque (ContOnly n))) s2 of
+    (# s3, c #) -> case control0# tag (\k s -> (# s, KHold (\(IO m) -> IO (k m)) #)) s3 of
+      (# s4, () #) -> (# s4, KDone (contOf c) #)) s1
+
+{-# NOINLINE contOf #-}
+contOf :: ContOnly -> Int
+contOf (ContOnly k) = k
+#endif
 
 {-# NOINLINE mkPair #-}
 mkPair :: Int -> (Int, Int)
@@ -291,7 +317,13 @@ main = do
   let pr = mkPair seed
       selA = case pr of (a, _) -> a -- a selector thunk (pr unevaluated)
 
-  let keep = [ Box pBig, Box pSmall, Box apsT, Box gateAps, Box bh, Box gateBh
+#if __GLASGOW_HASKELL__ >= 906
+  kHold <- contHolder (seed + 13)
+#else
+  let kHold = ()
+#endif
+
+  let keep = [ Box kHold, Box pBig, Box pSmall, Box apsT, Box gateAps, Box bh, Box gateBh
              , Box tvRetry, Box tvWrite, Box gateStm, Box tvOnly, Box mvFull
              , Box mvEmpty, Box mvRead, Box gateDeep, Box gateBig, Box cmp, Box key, Box wk
              , Box arr, Box sarr, Box farr, Box bytes, Box ref, Box selA, Box pr
