@@ -72,8 +72,12 @@ provs :: [Event] -> M.Map Word64 Prov
 provs evs = M.fromList
   [ (itInfo s, Prov (T.unpack (itTableName s)) (itClosureDesc s)
                     (T.unpack (itTyDesc s)) (T.unpack (itLabel s))
-                    (T.unpack (itModule s)) (T.unpack (itSrcLoc s)))
+                    (T.unpack (itModule s)) (noLoc (T.unpack (itSrcLoc s))))
   | e <- evs, s@InfoTableProv{} <- [evSpec e] ]
+  where
+    -- GHC 9.6 writes file ":" span even when it has neither: no location,
+    -- as rtscope reads it (consumer/lib/eventlog/event.c)
+    noLoc l = if l == ":" then "" else l
 
 validate :: [Event] -> IO ()
 validate evs = do

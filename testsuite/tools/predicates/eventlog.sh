@@ -45,7 +45,7 @@ calls_run() {
     shift 2
     mkdir -p "$d"
     # shellcheck disable=SC2086
-    (cd "$d" && timeout 30 "$EXE" "$@" +RTS $rtsf -RTS >stdout 2>stderr) || rc=$?
+    (cd "$d" && timeout 30 $ENTER "$EXE" "$@" +RTS $rtsf -RTS >stdout 2>stderr) || rc=$?
     [ "$rc" = 0 ] || { echo "$d: $* +RTS $rtsf: exit $rc$([ $rc = 124 ] && echo ' (hung)'): $(head -c 300 "$d/stderr")"; return 1; }
 }
 
