@@ -380,7 +380,8 @@ static const opt census_opts[] = {
              "+RTS -hT, or another heap profile): -hT's bands,\n"
              "heap objects only (static closures are counted\n"
              "apart), each pinned block group whole as\n"
-             "ARR_WORDS; gives the time of the pause: the\n"
+             "ARR_WORDS (as 9.0 does; 9.6 counts the objects\n"
+             "in it); gives the time of the pause: the\n"
              "census is the last eventlog heap sample before it"},
     OPT_END,
 };
