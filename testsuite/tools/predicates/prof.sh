@@ -10,7 +10,7 @@
 census_of_held_run() {
     local n=$1 pid rc=0
     shift
-    DEBUGLEAK_HOLD=$T/$n.hold "$EXE" "$@" +RTS --debug-stub="$T/$n.sock" -RTS > run.out 2> run.err &
+    DEBUGLEAK_HOLD=$T/$n.hold $ENTER "$EXE" "$@" +RTS --debug-stub="$T/$n.sock" -RTS > run.out 2> run.err &
     pid=$!
     for _ in $(seq 600); do [ -S "$n.sock" ] && grep -q holding run.err && break; sleep 0.1; done
     rtscope debug census "$T/$n.sock" > census.out 2> census.err || rc=$?
