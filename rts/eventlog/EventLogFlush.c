@@ -472,6 +472,95 @@ eventlogFlushBeforeSuspend_(Capability *cap)
  * periodic flushing from them (eventlogFlushActivate/Deactivate).
  * ------------------------------------------------------------------------ */
 
+/* ---------------------------------------------------------------------------
+ * What the calling OS thread holds (both GHCs)
+ * ------------------------------------------------------------------------ */
+
+#if defined(THREADED_RTS)
+// The capability the calling OS thread holds, if any: Haskell code in an
+// unsafe foreign call, a C thread after rts_lock(), or the thread that
+// paused the RTS.  A Task in a safe foreign call has given its
+// capability up (suspendThread), so running_task is someone else or NULL.
+static Capability *
+callerCapability(Task *task)
+{
+    if (task == NULL || task->cap == NULL) {
+        return NULL;
+    }
+    return RELAXED_LOAD(&task->cap->running_task) == task ? task->cap : NULL;
+}
+
+static bool
+callerHoldsEvery(Task *task)
+{
+    for (uint32_t c = 0; c < RTSCOPE_N_CAPS(); c++) {
+        if (RELAXED_LOAD(&RTSCOPE_CAP(c)->running_task) != task) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void
+heldCallRefused(const char *fn)
+{
+    errorBelch("%s: another thread is stopping the RTS (a garbage "
+               "collection or a pause) and waits for the capability that "
+               "this thread holds, so the call cannot wait for it; nothing "
+               "was done.\n"
+               "   Call %s through a 'safe' foreign import, or from a "
+               "thread that holds no capability.", fn, fn);
+}
+#endif
+
+#if RTSCOPE_GHC_HAS_EVENTLOG_CONTROL && defined(THREADED_RTS)
+
+/* Note [GHC 9.6's flushEventLog from a thread that holds a capability]
+ * ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+ * 9.6's flushEventLog(cap), and endEventLogging(), which calls it with
+ * NULL, stop every capability with stopAllCapabilitiesWith(cap, ...).  That
+ * waits for each capability but *cap, so a caller that holds one and does
+ * not pass it waits for itself, forever: Haskell code in an unsafe foreign
+ * call (with -N1 as with more), a C thread after rts_lock(), the thread
+ * that paused the RTS.  And a caller in an unsafe call that does pass its
+ * capability may have it handed to a GC while its thread's state is not
+ * saved.  Stock 9.6.6 hangs in all of these; 9.0.2 never waited, and its
+ * series keeps that (Note [Calling the eventlog API from anywhere]).
+ * flushEventLog() asks eventlogFlushHeld() first, which takes exactly these
+ * cases as 9.0's series does: a caller that holds every capability flushes
+ * at once; one that holds one claims the sync without ever giving its own
+ * up (stopAllCapabilitiesHeld), or, when another sync is pending (whose
+ * requester waits for our capability), does nothing and says so on stderr.
+ * Every other caller (a safe call, a foreign thread, C code passing the
+ * capability it holds and runs no Haskell on: GHC 9.2's contract) goes
+ * 9.6's own way, unchanged.
+ */
+bool
+eventlogFlushHeld(Capability **pcap)
+{
+    Task *task = myTask();
+    Capability *mine = callerCapability(task);
+    if (mine == NULL) {
+        return false;
+    }
+    if (pcap != NULL && *pcap == mine && !mine->in_haskell) {
+        return false;
+    }
+    if (callerHoldsEvery(task)) {
+        flushAllCapsEventsBufs();
+        return true;
+    }
+    if (!stopAllCapabilitiesHeld(mine, task)) {
+        heldCallRefused(pcap == NULL ? "flushEventLog (or endEventLogging)" : "flushEventLog");
+        return true;
+    }
+    flushAllCapsEventsBufs();
+    releaseAllCapabilities(RTSCOPE_N_CAPS(), mine, task);
+    return true;
+}
+
+#endif
+
 #if !RTSCOPE_GHC_HAS_EVENTLOG_CONTROL
 
 /* Note [Calling the eventlog API from anywhere]
@@ -538,29 +627,6 @@ typedef struct {
     HowHeld how;
 } HeldCapabilities;
 
-// The capability the calling OS thread holds, if any: Haskell code in an
-// unsafe foreign call, a C thread after rts_lock(), or the thread that
-// paused the RTS.  A Task in a safe foreign call has given its
-// capability up (suspendThread), so running_task is someone else or NULL.
-static Capability *
-callerCapability(Task *task)
-{
-    if (task == NULL || task->cap == NULL) {
-        return NULL;
-    }
-    return RELAXED_LOAD(&task->cap->running_task) == task ? task->cap : NULL;
-}
-
-static bool
-callerHoldsEvery(Task *task)
-{
-    for (uint32_t c = 0; c < n_capabilities; c++) {
-        if (RELAXED_LOAD(&capabilities[c]->running_task) != task) {
-            return false;
-        }
-    }
-    return true;
-}
 
 // Take every capability for the calling OS thread, from wherever it calls.
 // See Note [Calling the eventlog API from anywhere].  False, with a
@@ -601,12 +667,7 @@ holdAllCapabilities(HeldCapabilities *held, Capability **pcap, const char *fn)
     if (stopAllCapabilitiesHeld(mine, task)) {
         return true;
     }
-    errorBelch("%s: another thread is stopping the RTS (a garbage "
-               "collection or a pause) and waits for the capability that "
-               "this thread holds, so the call cannot wait for it; nothing "
-               "was done.\n"
-               "   Call %s through a 'safe' foreign import, or from a "
-               "thread that holds no capability.", fn, fn);
+    heldCallRefused(fn);
     return false;
 }
 

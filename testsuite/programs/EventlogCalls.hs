@@ -52,19 +52,20 @@ main = do
   sp <- newStablePtr ()
   forM_ steps $ \s -> do
     when (s == "flush") $ traceMarkerIO "before flush"
-    -- start-late: another capability allocates until it needs a GC
+    -- start-late, flush-late: another capability allocates until it needs a GC
     -- while the call waits, so that the GC's sync is pending (waiting for
     -- the caller's capability) when the call runs.
-    when (s == "start-late" && caps > 1) $ void $ forkOn 1 $ do
+    let late = s `elem` ["start-late", "flush-late"]
+    when (late && caps > 1) $ void $ forkOn 1 $ do
       -- not threadDelay: the timer manager may need the caller's capability
       _ <- usleep 100000
       markAllocating
       forM_ [1 .. 50 :: Int] $ \i -> evaluate (length (show [i .. 100000]))
-    -- start-late's call runs on a thread pinned to capability 0: the main
+    -- a late step's call runs on a thread pinned to capability 0: the main
     -- thread may have migrated to capability 1, where the allocating thread
     -- would then wait for it and no GC would ever be pending.
     let pinned act
-          | s == "start-late" && caps > 1 = do
+          | late && caps > 1 = do
               mv <- newEmptyMVar
               _ <- forkOn 0 (act >>= putMVar mv)
               takeMVar mv

@@ -106,23 +106,27 @@ void calls_mark_allocating(void)
     calls_allocating = 1;
 }
 
+/* Let the GC that another capability's allocation asks for be pending,
+ * waiting for this thread's capability: wait (15 s at most) until the RTS
+ * says a sync is pending, where it exports the word (the threaded RTS); a
+ * fixed wait alone lost the race on a loaded machine. */
+static void calls_wait_sync(void)
+{
+    for (int i = 0; i < 10000 && !calls_allocating; i++) usleep(1000);
+    if (&pending_sync != NULL) {
+        for (int i = 0; i < 15000 && pending_sync == NULL; i++) usleep(1000);
+    } else {
+        usleep(500 * 1000);
+    }
+}
+
 /* One step; the result is printed by the Haskell side. */
 int calls_step(const char *step, HsStablePtr sp)
 {
     if (strcmp(step, "start") == 0) {
         return startEventLogging(&calls_writer) ? 1 : 0;
     } else if (strcmp(step, "start-late") == 0) {
-        /* Let the GC that another capability's allocation asks for be
-         * pending, waiting for this thread's capability: wait (15 s at
-         * most) until the RTS says a sync is pending, where it exports
-         * the word (the threaded RTS); a fixed wait alone lost the race
-         * on a loaded machine. */
-        for (int i = 0; i < 10000 && !calls_allocating; i++) usleep(1000);
-        if (&pending_sync != NULL) {
-            for (int i = 0; i < 15000 && pending_sync == NULL; i++) usleep(1000);
-        } else {
-            usleep(500 * 1000);
-        }
+        calls_wait_sync();
         return startEventLogging(&calls_writer) ? 1 : 0;
     } else if (strcmp(step, "end") == 0) {
         endEventLogging();
@@ -132,6 +136,10 @@ int calls_step(const char *step, HsStablePtr sp)
     else if (strcmp(step, "flush") == 0) {
         flushEventLog(NULL);
         return snapshot("flushed.eventlog");
+    } else if (strcmp(step, "flush-late") == 0) {
+        calls_wait_sync();
+        flushEventLog(NULL);
+        return 1;
     } else if (strcmp(step, "census") == 0) {
         requestHeapCensus();
         return 1;

@@ -75,7 +75,8 @@ writer_streams() {
         calls=$(awk -v k="$k" '$2 == k { print $1 }' writer.log | sed -n '1p;$p' | tr '\n' ' ')
         [ "$calls" = "init stop " ] || { echo "stream $k: $(grep " $k\$" writer.log | tr '\n' ' ')"; return 1; }
         stream_complete "stream-$k.eventlog" wallclock pid heapinfo
-        stream_starts_with "stream-$k.eventlog" capcreate wallclock
+        # (9.6 re-posts no capability creation, and its init events' block may follow a capability's in the file)
+        [ "$TIER" != 9.0 ] || stream_starts_with "stream-$k.eventlog" capcreate wallclock
     done
     [ ! -e "stream-$1.eventlog" ] || { echo "more than $1 streams"; return 1; }
 }
@@ -94,8 +95,10 @@ calls_matrix() {
                 steps+=" stub"
                 [ "$conv" = unsafe ] || steps+=" pause stub-pause"
             fi
+            # -i5: no periodic census's GC races the calls (an unsafe call that meets a pending sync is refused, as
+            # documented; the late-* runs check that on purpose)
             # shellcheck disable=SC2086
-            calls_run "$conv$n" "-l -hT -A64m $n" "$conv" $steps || return 1
+            calls_run "$conv$n" "-l -hT -i5 -A64m $n" "$conv" $steps || return 1
             # shellcheck disable=SC2086
             (cd "$conv$n" && steps_ok stdout $steps && writer_streams 2 && stream_complete EventlogCalls.eventlog) \
                 || { echo "in $conv$n"; return 1; }
