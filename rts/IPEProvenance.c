@@ -197,19 +197,19 @@
  * A stripped executable has no .symtab, and its .dynsym names only what
  * it exports: nothing, unless it was linked with -Wl,-E (as Debian's lua
  * package asks on 9.0.2). A stripped pandoc leaves three quarters of its
- * heap as addresses, the constructors alone named. Distributions and careful deployments
- * keep the symbols in a separate debug file (objcopy --only-keep-debug,
- * Debian's -dbgsym packages), which is found as gdb and perf find it: by
- * build ID at /usr/lib/debug/.build-id/NN/REST.debug, then by the name in
- * .gnu_debuglink in the object's directory, its .debug/ and
- * /usr/lib/debug/DIR/. A debug file has the object's section headers (its
- * code as SHT_NOBITS, at the same addresses), .symtab, and the DWARF if
- * there was any: it is read in the object's place, with the object's bias.
- * It must be the object's own: the same build ID, or, for an object
- * without one, the CRC-32 .gnu_debuglink records. A stripped object
- * without one keeps .dynsym's names, as before. Only the executable and
- * Haskell shared libraries are looked up: C libraries hold no info table,
- * and their debug files (libc6-dbg's) are large.
+ * heap as addresses, the constructors alone named. Distributions and
+ * careful deployments keep the symbols in a separate debug file (objcopy
+ * --only-keep-debug, Debian's -dbgsym packages), which is found as gdb and
+ * perf find it: by build ID at /usr/lib/debug/.build-id/NN/REST.debug,
+ * then by the name in .gnu_debuglink in the object's directory, its
+ * .debug/ and /usr/lib/debug/DIR/. A debug file has the object's section
+ * headers (its code as SHT_NOBITS, at the same addresses), .symtab, and
+ * the DWARF if there was any: it is read in the object's place, with the
+ * object's bias. It must be the object's own: the same build ID, or, for
+ * an object without one, the CRC-32 .gnu_debuglink records. A stripped
+ * object without one keeps .dynsym's names, as before. Only the
+ * executable and Haskell shared libraries are looked up: C libraries hold
+ * no info table, and their debug files (libc6-dbg's) are large.
  */
 
 // How many symbols a search for the binding that holds a table looks at.

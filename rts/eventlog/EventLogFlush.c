@@ -4,8 +4,9 @@
  *
  * Flushing the eventlog while the program runs: --eventlog-flush-interval
  * and the flushes when a capability goes idle, for every GHC rtscope
- * patches; and, for GHC 9.0.2, GHC 9.2's flushEventLog() and
- * starting/stopping eventlogging at run time.
+ * patches; for GHC 9.0.2, GHC 9.2's flushEventLog() and starting/stopping
+ * eventlogging at run time; for GHC 9.6, its flushEventLog() from a thread
+ * that holds a capability.
  *
  * ---------------------------------------------------------------------------*/
 
@@ -551,7 +552,8 @@ eventlogFlushHeld(Capability **pcap)
         return true;
     }
     if (!stopAllCapabilitiesHeld(mine, task)) {
-        heldCallRefused(pcap == NULL ? "flushEventLog (or endEventLogging)" : "flushEventLog");
+        heldCallRefused(pcap == NULL ? "flushEventLog (or endEventLogging)"
+                                     : "flushEventLog");
         return true;
     }
     flushAllCapsEventsBufs();

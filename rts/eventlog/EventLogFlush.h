@@ -28,10 +28,11 @@ void eventlogFlushActivate(void);
 void eventlogFlushDeactivate(void);
 
 #if defined(THREADED_RTS)
-// GHC 9.6's flushEventLog() asks this first (only its series defines it): true if it flushed every
-// capability's buffer for a caller that holds a capability (or refused, on
-// stderr), false for 9.6's own way.  See Note [GHC 9.6's flushEventLog from
-// a thread that holds a capability] in EventLogFlush.c.
+// GHC 9.6's flushEventLog() asks this first (only its series defines it):
+// true if it flushed every capability's buffer for a caller that holds a
+// capability (or refused, on stderr), false for 9.6's own way.  See Note
+// [GHC 9.6's flushEventLog from a thread that holds a capability] in
+// EventLogFlush.c.
 bool eventlogFlushHeld(Capability **pcap);
 #endif
 
