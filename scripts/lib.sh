@@ -367,6 +367,11 @@ make_pristine_repo() {
     tar -xJf "$PRISTINE_TARBALL" -C "$dir.tmp" --strip-components=1
     git -C "$dir.tmp" init -q
     git -C "$dir.tmp" config core.autocrlf false
+    # no gc in the background: after the tarball's 10,000 files (loose
+    # objects) git detaches a `gc --auto`, which then races the next git am
+    # for HEAD.lock (seen in a clean clone: "cannot lock ref 'HEAD'")
+    git -C "$dir.tmp" config gc.auto 0
+    git -C "$dir.tmp" config maintenance.auto false
     git -C "$dir.tmp" -c core.safecrlf=false add -A -f # 9.6.6 has CRLF files and a .gitattributes: quiet
     GIT_AUTHOR_DATE="2021-12-25T00:00:00Z" GIT_COMMITTER_DATE="2021-12-25T00:00:00Z" \
         git -C "$dir.tmp" commit -q -m "GHC $GHC_VERSION release tarball"
